@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include "common.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <spdlog/spdlog.h>
+
+namespace logrx::cli {
+
+std::optional<std::string> builtin_rules_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("LOGRX_BUILTIN_RULES"); env != nullptr && *env != '\0') {
+    return std::string(env);
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  fs::path dir = exe.parent_path().parent_path() / "share" / "logrx" / "rules";
+  if (fs::is_directory(dir, ec)) return dir.lexically_normal().string();
+  return std::nullopt;
+}
+
+std::optional<Rulebook> load_rulebook(const RuleOptions& options) {
+  std::vector<RuleSource> sources;
+  if (!options.no_builtin) {
+    auto builtin = builtin_rules_dir();
+    if (!builtin) {
+      std::cerr << "logrx: the built-in rulebook was not found next to the executable "
+                   "(expected ../share/logrx/rules); set LOGRX_BUILTIN_RULES or pass "
+                   "--no-builtin-rules --rules DIR\n";
+      return std::nullopt;
+    }
+    sources.push_back({*builtin});
+  }
+  for (const std::string& dir : options.extra_dirs) sources.push_back({dir});
+  if (sources.empty()) {
+    std::cerr << "logrx: no rules to load (--no-builtin-rules without --rules)\n";
+    return std::nullopt;
+  }
+  Diagnostics errors;
+  auto book = Rulebook::load(sources, errors);
+  for (const Diagnostic& d : errors) std::cerr << format_diagnostic(d) << "\n";
+  if (!book) {
+    std::cerr << "logrx: " << errors.size() << (errors.size() == 1 ? " error" : " errors")
+              << " in the rulebook; nothing was scanned\n";
+    return std::nullopt;
+  }
+  spdlog::debug("loaded {} rules from {} source(s)", book->size(), sources.size());
+  return book;
+}
+
+std::string read_stream(const std::string& path,
+                        const std::function<void(std::string_view)>& sink) {
+  int fd = 0;
+  bool is_stdin = path == "-";
+  if (!is_stdin) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::strerror(errno);
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+      ::close(fd);
+      return "is a directory";
+    }
+  }
+  // Large reads: the analyzer splits lines itself, so a chunk boundary may
+  // fall anywhere.
+  static constexpr std::size_t kChunk = 1 << 18;
+  std::vector<char> buffer(kChunk);
+  std::string error;
+  while (true) {
+    ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;
+    sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  if (!is_stdin) ::close(fd);
+  return error;
+}
+
+bool stdout_wants_color() {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+}  // namespace logrx::cli

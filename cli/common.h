@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// What the subcommands share: exit codes, finding the rulebook, reading input.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "logrx/rulebook.h"
+
+namespace logrx::cli {
+
+// Documented in README and --help; scripts depend on them.
+enum ExitCode : int {
+  kExitClean = 0,     // nothing at or above --fail-on
+  kExitFindings = 1,  // findings at or above --fail-on (or failed rule examples)
+  kExitError = 2,     // usage, input or rule errors
+};
+
+struct RuleOptions {
+  std::vector<std::string> extra_dirs;  // --rules DIR (repeatable)
+  bool no_builtin = false;              // --no-builtin-rules
+};
+
+// The built-in rulebook directory: $LOGRX_BUILTIN_RULES, else
+// <dir of the executable>/../share/logrx/rules (install and build trees
+// share that layout). std::nullopt when it does not exist.
+std::optional<std::string> builtin_rules_dir();
+
+// Loads the built-in rulebook plus the --rules directories; prints every
+// diagnostic to stderr and returns std::nullopt on any error.
+std::optional<Rulebook> load_rulebook(const RuleOptions& options);
+
+// Streams a file ("-" is stdin) to `sink` in large chunks. Returns an error
+// message, "" on success.
+std::string read_stream(const std::string& path,
+                        const std::function<void(std::string_view)>& sink);
+
+// True when stdout is a terminal and NO_COLOR is not set.
+bool stdout_wants_color();
+
+}  // namespace logrx::cli

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// logrx: diagnose LLM inference server logs.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "common.h"
+#include "logrx/version.h"
+#include "rules_cmd.h"
+#include "scan.h"
+
+int main(int argc, char** argv) {
+  using namespace logrx::cli;
+  CLI::App app{"logrx " LOGRX_VERSION
+               ": reads the logs of LLM inference servers (SGLang, vLLM, ...), recognises "
+               "what went wrong and prescribes the fix as concrete server flags."};
+  app.set_version_flag("--version", LOGRX_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log what logrx does to stderr");
+  app.footer(
+      "Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, input or rule errors.\n"
+      "Run 'logrx COMMAND --help' for a command's options.");
+
+  int exit_code = kExitClean;
+  ScanOptions scan_options;
+  RulesOptions rules_options;
+  setup_scan(app, scan_options, exit_code);
+  setup_rules(app, rules_options, exit_code);
+
+  // Diagnostics of the tool itself go to stderr; stdout carries results only.
+  auto logger = spdlog::stderr_color_mt("logrx");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+  app.parse_complete_callback([&verbose] {
+    if (verbose) spdlog::set_level(spdlog::level::debug);
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitClean : kExitError;
+  } catch (const std::exception& e) {
+    std::cerr << "logrx: " << e.what() << "\n";
+    return kExitError;
+  }
+  return exit_code;
+}

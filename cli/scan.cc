@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "scan.h"
+
+#include <iostream>
+
+#include "logrx/analyzer.h"
+#include "logrx/output.h"
+
+namespace logrx::cli {
+
+void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
+  CLI::App* scan = app.add_subcommand(
+      "scan", "Diagnose server logs: findings, explanations and the flags that fix them");
+  scan->add_option("files", options.files, "Log files to read; '-' or none reads stdin");
+  scan->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  scan->add_option("--fail-on", options.fail_on,
+                   "Exit 1 when a finding of this severity or worse is present")
+      ->check(CLI::IsMember({"info", "warning", "error", "fatal", "never"}))
+      ->capture_default_str();
+  scan->add_option("--rules", options.rules.extra_dirs,
+                   "Also load the rules in DIR (repeatable); a rule with a built-in id replaces it")
+      ->type_name("DIR");
+  scan->add_flag("--no-builtin-rules", options.rules.no_builtin,
+                 "Do not load the built-in rulebook");
+  scan->add_option("--color", options.color, "Colour text output")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  scan->add_flag("--brief", options.brief, "Text output without explanations");
+  scan->footer(
+      "Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it, "
+      "2 usage, input or rule errors.");
+  scan->callback([&options, &exit_code] { exit_code = run_scan(options); });
+}
+
+int run_scan(const ScanOptions& options) {
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+
+  TextOptions text;
+  text.color = options.color == "always" || (options.color == "auto" && stdout_wants_color());
+  text.explanations = !options.brief;
+  bool as_text = options.format == "text";
+
+  bool input_error = false;
+  std::vector<Report> reports;
+  for (const std::string& file : files) {
+    AnalyzerOptions analyzer_options;
+    analyzer_options.stream_name = file == "-" ? "<stdin>" : file;
+    Analyzer analyzer(*book, analyzer_options);
+    if (as_text) {
+      // Findings are printed as they are found, so `tail -F log | logrx scan`
+      // shows them live.
+      analyzer.on_finding([&text](const Finding& finding) {
+        write_finding_text(std::cout, finding, text);
+        std::cout.flush();
+      });
+    }
+    std::string error =
+        read_stream(file, [&analyzer](std::string_view bytes) { analyzer.feed(bytes); });
+    if (!error.empty()) {
+      std::cerr << "logrx: " << file << ": " << error << "\n";
+      input_error = true;
+    }
+    reports.push_back(analyzer.finish());
+  }
+  Report report = merge_reports(std::move(reports));
+
+  if (as_text) {
+    write_summary_text(std::cout, report, text);
+  } else {
+    std::cout << to_json(report) << "\n";
+  }
+  std::cout.flush();
+
+  if (input_error) return kExitError;
+  if (options.fail_on == "never") return kExitClean;
+  Severity threshold = *parse_severity(options.fail_on);
+  for (const Finding& finding : report.findings)
+    if (!finding.stale && finding.severity >= threshold) return kExitFindings;
+  // Findings beyond the stored cap still count through the summary.
+  if (report.summary.worst_severity && *report.summary.worst_severity >= threshold &&
+      report.summary.findings_dropped > 0)
+    return kExitFindings;
+  return kExitClean;
+}
+
+}  // namespace logrx::cli

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace logrx::cli {
+
+struct ScanOptions {
+  std::vector<std::string> files;
+  std::string format = "text";
+  std::string fail_on = "error";
+  std::string color = "auto";
+  bool brief = false;
+  RuleOptions rules;
+};
+
+void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code);
+int run_scan(const ScanOptions& options);
+
+}  // namespace logrx::cli

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The analyzer: reads one log stream and produces findings.
+//
+//   logrx::Analyzer analyzer(book, {.stream_name = "server.log"});
+//   analyzer.on_finding([](const logrx::Finding& f) { ... });
+//   while (read(fd, buf, n) > 0) analyzer.feed({buf, n});
+//   logrx::Report report = analyzer.finish();
+//
+// Thread-safety: an Analyzer belongs to one stream; use one per thread. Many
+// analyzers may share one Rulebook. The finding callback runs synchronously
+// inside feed()/finish() and must not call back into the same Analyzer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "logrx/finding.h"
+#include "logrx/rulebook.h"
+
+namespace logrx {
+
+struct AnalyzerOptions {
+  std::string stream_name = "<stdin>";
+  std::size_t max_line_bytes = 64 * 1024;  // longer lines keep this prefix
+  std::size_t max_findings = 10000;        // stored findings; the rest are counted
+};
+
+class Analyzer {
+ public:
+  using FindingCallback = std::function<void(const Finding&)>;
+
+  explicit Analyzer(Rulebook rulebook, AnalyzerOptions options = {});
+  ~Analyzer();
+  Analyzer(Analyzer&&) noexcept;
+  Analyzer& operator=(Analyzer&&) noexcept;
+  Analyzer(const Analyzer&) = delete;
+  Analyzer& operator=(const Analyzer&) = delete;
+
+  // Called for each finding as soon as it is known.
+  void on_finding(FindingCallback callback);
+
+  // Feeds raw bytes; lines may span calls.
+  void feed(std::string_view bytes);
+
+  // Feeds one complete line (without its terminator).
+  void feed_line(std::string_view line);
+
+  // Ends the stream and returns the report. Precondition: called once.
+  Report finish();
+
+  // Lines seen so far.
+  std::uint64_t lines() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace logrx

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// Reading log lines: turning raw bytes into LineEvents.
+//
+// A LineEvent is one physical line of a server log after sanitising (ANSI
+// escape sequences and carriage returns removed, invalid UTF-8 replaced by
+// U+FFFD, over-long lines cut to a bounded prefix) and splitting into the
+// parts both supported servers print: timestamp, level, process/rank tag and
+// the message itself.
+//
+//   logrx::LineSplitter splitter;
+//   logrx::LineEvent event;
+//   splitter.feed(buffer, [&](std::string_view line, bool truncated) {
+//     logrx::parse_line(line, ++line_number, event);
+//     event.truncated = truncated;
+//   });
+//   splitter.finish(...same callback...);
+//
+// Thread-safety: the free functions are pure. A LineSplitter belongs to one
+// stream and must not be shared between threads without synchronisation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "logrx/types.h"
+
+namespace logrx {
+
+// A wall-clock time as printed by the server. Fields the format does not carry
+// are 0: vLLM prints no year, neither server prints milliseconds by default.
+struct Timestamp {
+  int year = 0;
+  int month = 0;
+  int day = 0;
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+  int millisecond = 0;
+};
+
+// One parsed line. String members are reused across calls of parse_line, so
+// a long-lived LineEvent does not allocate once its buffers have grown.
+struct LineEvent {
+  std::uint64_t line = 0;       // 1-based line number in the stream
+  std::string text;             // the sanitised line, header included
+  bool truncated = false;       // the original line was longer than the cap
+  Dialect dialect = Dialect::Unknown;
+  bool has_timestamp = false;
+  Timestamp timestamp;
+  std::string timestamp_text;   // as printed, "" when absent
+  std::string level;            // "INFO", "WARNING", ... "" when absent
+  std::string process;          // "TP0", "DP1 TP0", "EngineCore_DP0", "APIServer", ...
+  std::int64_t pid = -1;        // vLLM process prefix pid, -1 when absent
+  std::string source;           // vLLM "[file.py:123]" without brackets, "" when absent
+  std::string message;          // the line without its header (the whole line when none)
+};
+
+// Cleans one raw line into `out` (cleared first): removes ANSI/OSC escape
+// sequences and '\r', replaces invalid UTF-8 and NUL bytes with U+FFFD.
+// Other control characters are kept; printers escape them.
+void sanitize_line(std::string_view raw, std::string& out);
+
+// Sanitises `raw` and parses it into `event` (all fields overwritten).
+void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event);
+
+// Splits a byte stream into lines without ever holding more than one line
+// (capped at max_line_bytes) in memory. Accepts '\n' and "\r\n" endings.
+class LineSplitter {
+ public:
+  // The line has no terminator; `truncated` is true when bytes beyond the cap
+  // were dropped. The view is valid only during the call.
+  using LineCallback = std::function<void(std::string_view line, bool truncated)>;
+
+  static constexpr std::size_t kDefaultMaxLineBytes = 64 * 1024;
+
+  explicit LineSplitter(std::size_t max_line_bytes = kDefaultMaxLineBytes);
+
+  // Feeds a chunk of bytes; calls on_line for every line completed by it.
+  void feed(std::string_view bytes, const LineCallback& on_line);
+
+  // Emits the last line if the stream did not end with a newline.
+  void finish(const LineCallback& on_line);
+
+ private:
+  std::size_t max_line_bytes_;
+  std::string pending_;
+  bool pending_truncated_ = false;
+  bool has_pending_ = false;
+};
+
+}  // namespace logrx

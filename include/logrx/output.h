@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// Printers: a Report as JSON (the machine contract) or as readable text.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "logrx/finding.h"
+
+namespace logrx {
+
+// The `scan --format json` document: {"findings": [...], "remediation": [...],
+// "summary": {...}}. Field names are a public contract: never renamed.
+std::string to_json(const Report& report, int indent = 2);
+
+struct TextOptions {
+  bool color = false;        // ANSI colours (only for a terminal)
+  bool explanations = true;  // print each finding's explanation
+};
+
+// A readable report: every finding, then the summary. Log text is escaped so
+// control characters never reach the terminal raw.
+void write_text(std::ostream& out, const Report& report, const TextOptions& options = {});
+
+// The two halves of write_text, for printing findings as they happen.
+void write_finding_text(std::ostream& out, const Finding& finding, const TextOptions& options = {});
+void write_summary_text(std::ostream& out, const Report& report, const TextOptions& options = {});
+
+// Escapes control characters (C0, DEL, C1, ESC) as \xNN so text is safe for a
+// terminal. Valid UTF-8 above U+009F passes through.
+std::string escape_for_terminal(std::string_view text);
+
+}  // namespace logrx

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "logrx/rulebook.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "match/rulebook_impl.h"
+#include "match/template.h"
+#include "rules/rule_loader.h"
+
+namespace logrx {
+namespace {
+
+// Per-pattern budget; the default (8 MiB) also bounds the DFA cache. A
+// pattern that needs more is rejected at load time, not at match time.
+constexpr int64_t kRuleMaxMem = 8 << 20;
+constexpr int64_t kSetMaxMem = 64 << 20;
+
+re2::RE2::Options regex_options(int64_t max_mem) {
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(max_mem);
+  options.set_encoding(re2::RE2::Options::EncodingUTF8);
+  return options;
+}
+
+void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& code,
+               const std::string& relative, const std::string& message) {
+  int line = rule.line;
+  int column = rule.column;
+  if (auto it = rule.field_positions.find(relative); it != rule.field_positions.end()) {
+    line = it->second.first;
+    column = it->second.second;
+  }
+  errors.push_back(Diagnostic{code, message, rule.file, rule.id, line, column,
+                              rule.json_pointer.empty() ? "" : rule.json_pointer + relative});
+}
+
+void check_references(Diagnostics& errors, const RuleSpec& rule, const std::string& text,
+                      const std::string& relative, const std::set<std::string>& names) {
+  auto refs = detail::template_references(text);
+  if (!refs.error.empty()) {
+    add_error(errors, rule, "rule.bad-template", relative, "bad template: " + refs.error);
+    return;
+  }
+  for (const std::string& name : refs.names) {
+    if (names.count(name) == 0)
+      add_error(errors, rule, "rule.unknown-capture", relative,
+                "refers to {" + name + "}, but the pattern has no capture (?P<" + name + ">...)");
+  }
+}
+
+}  // namespace
+
+bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
+  out.clear();
+  re2::RE2::Set::ErrorInfo info{};
+  bool matched = selector->Match(re2::StringPiece(message.data(), message.size()), &out, &info);
+  if (!matched) return info.kind == re2::RE2::Set::kNoError;
+  std::sort(out.begin(), out.end());
+  return true;
+}
+
+bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {
+  const CompiledRule& rule = compiled[index];
+  if (rule.any_server || dialect == Dialect::Unknown) return true;
+  return std::find(rule.dialects.begin(), rule.dialects.end(), dialect) != rule.dialects.end();
+}
+
+bool Rulebook::Impl::extract(std::size_t index, std::string_view message,
+                             std::map<std::string, std::string>& captures) const {
+  const CompiledRule& rule = compiled[index];
+  std::size_t groups = rule.group_names.size();
+  // Few rules have more than a handful of groups; the vector is only built
+  // for lines that already passed the selector.
+  std::vector<re2::StringPiece> pieces(groups);
+  if (!rule.regex->Match(re2::StringPiece(message.data(), message.size()), 0, message.size(),
+                         re2::RE2::UNANCHORED, pieces.data(), static_cast<int>(groups)))
+    return false;
+  captures.clear();
+  for (std::size_t i = 1; i < groups; ++i) {
+    if (rule.group_names[i].empty() || pieces[i].data() == nullptr) continue;
+    captures[rule.group_names[i]] = std::string(pieces[i].data(), pieces[i].size());
+  }
+  return true;
+}
+
+Rulebook::Rulebook(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+const std::vector<RuleSpec>& Rulebook::rules() const noexcept { return impl_->rules; }
+
+std::size_t Rulebook::size() const noexcept { return impl_->rules.size(); }
+
+const RuleSpec* Rulebook::find(std::string_view id) const noexcept {
+  const auto& rules = impl_->rules;
+  auto it = std::lower_bound(rules.begin(), rules.end(), id,
+                             [](const RuleSpec& rule, std::string_view key) { return rule.id < key; });
+  return it != rules.end() && it->id == id ? &*it : nullptr;
+}
+
+bool Rulebook::match_rule(std::size_t index, std::string_view message,
+                          std::map<std::string, std::string>& captures) const {
+  if (index >= impl_->rules.size()) return false;
+  return impl_->extract(index, message, captures);
+}
+
+std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnostics& errors) {
+  std::size_t errors_before = errors.size();
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const RuleSpec& a, const RuleSpec& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < rules.size(); ++i) {
+    if (rules[i].id == rules[i - 1].id)
+      add_error(errors, rules[i], "rule.duplicate-id", "/id",
+                "rule id \"" + rules[i].id + "\" is also defined in " +
+                    (rules[i - 1].file.empty() ? std::string("another rule") : rules[i - 1].file));
+  }
+
+  auto impl = std::make_shared<Impl>();
+  impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+  impl->compiled.reserve(rules.size());
+  for (const RuleSpec& rule : rules) {
+    CompiledRule compiled;
+    compiled.regex = std::make_unique<re2::RE2>(rule.pattern, regex_options(kRuleMaxMem));
+    if (!compiled.regex->ok()) {
+      add_error(errors, rule, "rule.bad-pattern", "/pattern",
+                "pattern does not compile: " + compiled.regex->error() +
+                    (compiled.regex->error_arg().empty() ? "" : ": " + compiled.regex->error_arg()));
+      impl->compiled.push_back(std::move(compiled));
+      continue;
+    }
+    if (re2::RE2::PartialMatch("", *compiled.regex))
+      add_error(errors, rule, "rule.matches-everything", "/pattern",
+                "pattern matches the empty string, so it would fire on every line");
+
+    compiled.group_names.assign(
+        static_cast<std::size_t>(compiled.regex->NumberOfCapturingGroups()) + 1, "");
+    std::set<std::string> names;
+    for (const auto& [name, index] : compiled.regex->NamedCapturingGroups()) {
+      compiled.group_names[static_cast<std::size_t>(index)] = name;
+      names.insert(name);
+    }
+    for (const std::string& server : rule.servers) {
+      if (server == "any") compiled.any_server = true;
+      if (server == "sglang") compiled.dialects.push_back(Dialect::SGLang);
+      if (server == "vllm") compiled.dialects.push_back(Dialect::VLLM);
+    }
+    for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+      std::string where = "/remediation/" + std::to_string(i);
+      if (rule.remediation[i].value)
+        check_references(errors, rule, *rule.remediation[i].value, where + "/value", names);
+      check_references(errors, rule, rule.remediation[i].why, where + "/why", names);
+    }
+    check_references(errors, rule, rule.title, "/title", names);
+    for (std::size_t i = 0; i < rule.must_match.size(); ++i) {
+      for (const auto& [name, value] : rule.must_match[i].captures) {
+        (void)value;
+        if (names.count(name) == 0)
+          add_error(errors, rule, "rule.unknown-capture",
+                    "/examples/match/" + std::to_string(i) + "/captures",
+                    "example expects capture \"" + name + "\", which the pattern does not have");
+      }
+    }
+    std::string set_error;
+    if (impl->selector->Add(rule.pattern, &set_error) < 0)
+      add_error(errors, rule, "rule.bad-pattern", "/pattern", "pattern rejected: " + set_error);
+    impl->compiled.push_back(std::move(compiled));
+  }
+  if (errors.size() != errors_before) return std::nullopt;
+  if (!rules.empty() && !impl->selector->Compile()) {
+    errors.push_back(Diagnostic{"engine.out-of-memory",
+                                "the rulebook's combined patterns exceed RE2's memory budget", "",
+                                "", 0, 0, ""});
+    return std::nullopt;
+  }
+  impl->rules = std::move(rules);
+  return Rulebook(std::move(impl));
+}
+
+std::optional<Rulebook> Rulebook::load(const std::vector<RuleSource>& sources,
+                                       Diagnostics& errors) {
+  std::size_t errors_before = errors.size();
+  std::map<std::string, RuleSpec> by_id;
+  for (const RuleSource& source : sources) {
+    // Inside one source a repeated id is an error (reported by compile);
+    // across sources the later one replaces the earlier.
+    std::vector<RuleSpec> loaded = detail::load_rule_source(source.path, errors);
+    std::map<std::string, const RuleSpec*> in_this_source;
+    for (RuleSpec& rule : loaded) {
+      auto [it, fresh] = in_this_source.emplace(rule.id, &rule);
+      if (!fresh) {
+        add_error(errors, rule, "rule.duplicate-id", "/id",
+                  "rule id \"" + rule.id + "\" is also defined in " + it->second->file);
+        continue;
+      }
+    }
+    for (RuleSpec& rule : loaded) by_id[rule.id] = std::move(rule);
+  }
+  if (errors.size() != errors_before) return std::nullopt;
+  std::vector<RuleSpec> rules;
+  rules.reserve(by_id.size());
+  for (auto& [id, rule] : by_id) rules.push_back(std::move(rule));
+  return compile(std::move(rules), errors);
+}
+
+}  // namespace logrx

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+// Recognises the line headers of SGLang and vLLM (see the catalogs in
+// docs/formats.md) without regular expressions: this runs on every line.
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "logrx/line.h"
+#include "util/text.h"
+
+namespace logrx {
+namespace {
+
+using detail::is_digit;
+using detail::parse_fixed_digits;
+using detail::starts_with;
+
+// "YYYY-MM-DD HH:MM:SS" at text[pos]; optional ".mmm" or ",mmm". Returns the
+// index after it, or 0 when absent.
+std::size_t parse_full_timestamp(std::string_view text, std::size_t pos, Timestamp& ts) {
+  int year = parse_fixed_digits(text, pos, 4);
+  if (year < 0 || pos + 19 > text.size() || text[pos + 4] != '-' || text[pos + 7] != '-' ||
+      text[pos + 10] != ' ' || text[pos + 13] != ':' || text[pos + 16] != ':')
+    return 0;
+  int month = parse_fixed_digits(text, pos + 5, 2);
+  int day = parse_fixed_digits(text, pos + 8, 2);
+  int hour = parse_fixed_digits(text, pos + 11, 2);
+  int minute = parse_fixed_digits(text, pos + 14, 2);
+  int second = parse_fixed_digits(text, pos + 17, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60)
+    return 0;
+  ts = Timestamp{year, month, day, hour, minute, second, 0};
+  std::size_t end = pos + 19;
+  if (end < text.size() && (text[end] == '.' || text[end] == ',')) {
+    std::size_t digits = end + 1;
+    int ms = 0;
+    int count = 0;
+    while (digits < text.size() && is_digit(text[digits])) {
+      if (count < 3) ms = ms * 10 + (text[digits] - '0');
+      ++count;
+      ++digits;
+    }
+    if (count > 0) {
+      for (int k = count; k < 3; ++k) ms *= 10;
+      ts.millisecond = ms;
+      end = digits;
+    }
+  }
+  return end;
+}
+
+// "MM-DD HH:MM:SS" (vLLM: no year). Returns the index after it, or 0.
+std::size_t parse_short_timestamp(std::string_view text, std::size_t pos, Timestamp& ts) {
+  if (pos + 14 > text.size() || text[pos + 2] != '-' || text[pos + 5] != ' ' ||
+      text[pos + 8] != ':' || text[pos + 11] != ':')
+    return 0;
+  int month = parse_fixed_digits(text, pos, 2);
+  int day = parse_fixed_digits(text, pos + 3, 2);
+  int hour = parse_fixed_digits(text, pos + 6, 2);
+  int minute = parse_fixed_digits(text, pos + 9, 2);
+  int second = parse_fixed_digits(text, pos + 12, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60)
+    return 0;
+  ts = Timestamp{0, month, day, hour, minute, second, 0};
+  return pos + 14;
+}
+
+// One SGLang rank tag such as "TP0", "DP12", "ATTN_CP1", "MOE_DP3".
+bool is_rank_tag(std::string_view token) {
+  static constexpr std::array<std::string_view, 6> kKinds{"ATTN_CP", "MOE_DP", "DP",
+                                                          "PP",      "TP",     "EP"};
+  for (std::string_view kind : kKinds) {
+    if (token.size() > kind.size() && starts_with(token, kind)) {
+      for (std::size_t i = kind.size(); i < token.size(); ++i)
+        if (!is_digit(token[i])) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Space-separated rank tags; true when `tags` is empty or all tokens are tags.
+bool all_rank_tags(std::string_view tags) {
+  while (!tags.empty()) {
+    std::size_t space = tags.find(' ');
+    std::string_view token = tags.substr(0, space);
+    if (!is_rank_tag(token)) return false;
+    if (space == std::string_view::npos) break;
+    tags.remove_prefix(space + 1);
+  }
+  return true;
+}
+
+constexpr std::array<std::string_view, 5> kLevels{"DEBUG", "INFO", "WARNING", "ERROR",
+                                                  "CRITICAL"};
+
+// Uvicorn's "INFO:     " level prefix inside an SGLang line.
+bool take_uvicorn_level(std::string_view& message, std::string& level) {
+  for (std::string_view name : kLevels) {
+    if (message.size() > name.size() && starts_with(message, name) &&
+        message[name.size()] == ':') {
+      std::size_t pos = name.size() + 1;
+      if (pos < message.size() && message[pos] != ' ') return false;
+      while (pos < message.size() && message[pos] == ' ') ++pos;
+      level.assign(name);
+      message.remove_prefix(pos);
+      return true;
+    }
+  }
+  return false;
+}
+
+// "[2026-05-23 07:40:53 DP1 TP0] message", "[TP0 EP0] message" or
+// "[2026-05-23 07:40:53] INFO:     uvicorn message".
+bool parse_sglang(std::string_view text, LineEvent& event) {
+  if (text.empty() || text[0] != '[') return false;
+  std::size_t close = text.find("] ");
+  bool ends_at_bracket = false;
+  if (close == std::string_view::npos) {
+    if (text.back() != ']') return false;
+    close = text.size() - 1;
+    ends_at_bracket = true;
+  }
+  std::string_view inside = text.substr(1, close - 1);
+  Timestamp ts;
+  std::size_t after_ts = parse_full_timestamp(inside, 0, ts);
+  std::string_view tags;
+  if (after_ts > 0) {
+    tags = inside.substr(after_ts);
+    if (!tags.empty()) {
+      if (tags[0] != ' ') return false;
+      tags.remove_prefix(1);
+    }
+  } else {
+    tags = inside;
+    if (tags.empty()) return false;
+  }
+  if (!all_rank_tags(tags)) return false;
+
+  event.dialect = Dialect::SGLang;
+  if (after_ts > 0) {
+    event.has_timestamp = true;
+    event.timestamp = ts;
+    event.timestamp_text.assign(inside.substr(0, after_ts));
+  }
+  event.process.assign(tags);
+  std::string_view message =
+      ends_at_bracket ? std::string_view{} : text.substr(close + 2);
+  take_uvicorn_level(message, event.level);
+  event.message.assign(message);
+  return true;
+}
+
+// vLLM's "(EngineCore_DP0 pid=123) " / "(RayWorkerWrapper pid=1, ip=10.0.0.1) "
+// process prefix. Returns the index after it, or 0.
+std::size_t parse_vllm_prefix(std::string_view text, LineEvent& event) {
+  if (text.empty() || text[0] != '(') return 0;
+  std::size_t close = text.find(')');
+  if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ' ')
+    return 0;
+  std::string_view inside = text.substr(1, close - 1);
+  std::size_t pid_at = inside.find(" pid=");
+  if (pid_at == std::string_view::npos || pid_at == 0) return 0;
+  std::string_view name = inside.substr(0, pid_at);
+  if (!((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z'))) return 0;
+  for (char c : name) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
+              c == ' ' || c == '=' || c == '-';
+    if (!ok) return 0;
+  }
+  std::size_t pos = pid_at + 5;
+  std::int64_t pid = 0;
+  std::size_t digits = 0;
+  while (pos < inside.size() && is_digit(inside[pos])) {
+    if (digits < 18) pid = pid * 10 + (inside[pos] - '0');
+    ++digits;
+    ++pos;
+  }
+  if (digits == 0) return 0;
+  if (pos != inside.size() && !starts_with(inside.substr(pos), ", ")) return 0;
+  event.process.assign(name);
+  event.pid = pid;
+  return close + 2;
+}
+
+// "INFO 12-25 04:53:54 [gpu_worker.py:375] message" (>= 0.8) or
+// "INFO 03-01 10:30:57 worker.py:267] message" (<= 0.7).
+bool parse_vllm_record(std::string_view text, LineEvent& event) {
+  std::string_view level;
+  for (std::string_view name : kLevels) {
+    if (text.size() > name.size() && starts_with(text, name) && text[name.size()] == ' ') {
+      level = name;
+      break;
+    }
+  }
+  if (level.empty()) return false;
+  Timestamp ts;
+  std::size_t after_ts = parse_short_timestamp(text, level.size() + 1, ts);
+  if (after_ts == 0 || after_ts >= text.size() || text[after_ts] != ' ') return false;
+  std::string_view rest = text.substr(after_ts + 1);
+  std::string_view source;
+  std::string_view message;
+  if (!rest.empty() && rest[0] == '[') {
+    std::size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    source = rest.substr(1, close - 1);
+    message = rest.substr(close + 1);
+  } else {
+    std::size_t close = rest.find("] ");
+    std::size_t space = rest.find(' ');
+    if (close == std::string_view::npos || space < close) return false;
+    source = rest.substr(0, close);
+    message = rest.substr(close + 1);
+  }
+  if (source.find(':') == std::string_view::npos) return false;
+  if (!message.empty() && message[0] == ' ') message.remove_prefix(1);
+  event.dialect = Dialect::VLLM;
+  event.level.assign(level);
+  event.has_timestamp = true;
+  event.timestamp = ts;
+  event.timestamp_text.assign(text.substr(level.size() + 1, 14));
+  event.source.assign(source);
+  event.message.assign(message);
+  return true;
+}
+
+void reset(LineEvent& event, std::uint64_t line_number) {
+  event.line = line_number;
+  event.truncated = false;
+  event.dialect = Dialect::Unknown;
+  event.has_timestamp = false;
+  event.timestamp = Timestamp{};
+  event.timestamp_text.clear();
+  event.level.clear();
+  event.process.clear();
+  event.pid = -1;
+  event.source.clear();
+  event.message.clear();
+}
+
+}  // namespace
+
+void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event) {
+  reset(event, line_number);
+  sanitize_line(raw, event.text);
+  std::string_view text = event.text;
+
+  if (parse_sglang(text, event)) return;
+
+  std::size_t body = parse_vllm_prefix(text, event);
+  if (parse_vllm_record(text.substr(body), event)) return;
+  if (body > 0) {
+    // A prefixed line without a record header is raw output of a vLLM
+    // process: a traceback line, a print, a progress bar.
+    event.dialect = Dialect::VLLM;
+    event.message.assign(text.substr(body));
+    return;
+  }
+  event.message.assign(text);
+}
+
+}  // namespace logrx

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "logrx/line.h"
+
+namespace logrx {
+namespace {
+
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence starting at text[i], 0 when invalid
+// (overlong forms, surrogates and code points above U+10FFFF are invalid).
+std::size_t valid_utf8_length(std::string_view text, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char lead = byte(i);
+  std::size_t remaining = text.size() - i;
+  auto cont = [&](std::size_t k) { return (byte(k) & 0xC0) == 0x80; };
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    return remaining >= 2 && cont(i + 1) ? 2 : 0;
+  }
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (remaining < 3 || !cont(i + 1) || !cont(i + 2)) return 0;
+    unsigned char second = byte(i + 1);
+    if (lead == 0xE0 && second < 0xA0) return 0;  // overlong
+    if (lead == 0xED && second > 0x9F) return 0;  // UTF-16 surrogate
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (remaining < 4 || !cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
+    unsigned char second = byte(i + 1);
+    if (lead == 0xF0 && second < 0x90) return 0;  // overlong
+    if (lead == 0xF4 && second > 0x8F) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// Index just past the escape sequence starting with ESC at text[i].
+std::size_t skip_escape(std::string_view text, std::size_t i) {
+  std::size_t n = text.size();
+  if (i + 1 >= n) return n;
+  char kind = text[i + 1];
+  if (kind == '[') {  // CSI: parameters, intermediates, one final byte
+    std::size_t j = i + 2;
+    while (j < n && static_cast<unsigned char>(text[j]) >= 0x20 &&
+           static_cast<unsigned char>(text[j]) <= 0x3F)
+      ++j;
+    while (j < n && static_cast<unsigned char>(text[j]) >= 0x20 &&
+           static_cast<unsigned char>(text[j]) <= 0x2F)
+      ++j;
+    if (j < n && static_cast<unsigned char>(text[j]) >= 0x40 &&
+        static_cast<unsigned char>(text[j]) <= 0x7E)
+      ++j;
+    return j;
+  }
+  if (kind == ']' || kind == 'P' || kind == 'X' || kind == '^' || kind == '_') {
+    // OSC, DCS, SOS, PM, APC: a string ended by BEL or ST (ESC \). An
+    // unterminated one runs to the end of the line, which is where a
+    // terminal would also stop showing text.
+    for (std::size_t j = i + 2; j < n; ++j) {
+      if (text[j] == '\x07') return j + 1;
+      if (text[j] == '\x1b' && j + 1 < n && text[j + 1] == '\\') return j + 2;
+    }
+    return n;
+  }
+  return i + 2;  // two-byte escape such as ESC c or ESC =
+}
+
+bool needs_cleaning(std::string_view raw) {
+  for (char c : raw) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u == 0x1b || u == '\r' || u == 0 || u >= 0x80) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void sanitize_line(std::string_view raw, std::string& out) {
+  out.clear();
+  if (!needs_cleaning(raw)) {
+    out.append(raw);
+    return;
+  }
+  out.reserve(raw.size());
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    unsigned char u = static_cast<unsigned char>(raw[i]);
+    if (u == 0x1b) {
+      i = skip_escape(raw, i);
+    } else if (u == '\r') {
+      ++i;
+    } else if (u == 0) {
+      out.append(kReplacement);
+      ++i;
+    } else if (u < 0x80) {
+      out.push_back(raw[i]);
+      ++i;
+    } else if (std::size_t len = valid_utf8_length(raw, i); len > 0) {
+      out.append(raw.substr(i, len));
+      i += len;
+    } else {
+      out.append(kReplacement);
+      ++i;
+    }
+  }
+}
+
+}  // namespace logrx

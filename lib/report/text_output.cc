@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include <array>
+#include <sstream>
+
+#include "logrx/output.h"
+
+namespace logrx {
+namespace {
+
+struct Palette {
+  bool on;
+  const char* wrap(const char* code) const { return on ? code : ""; }
+  const char* reset() const { return on ? "\x1b[0m" : ""; }
+  const char* bold() const { return wrap("\x1b[1m"); }
+  const char* dim() const { return wrap("\x1b[2m"); }
+  const char* green() const { return wrap("\x1b[32m"); }
+  const char* severity(Severity s) const {
+    switch (s) {
+      case Severity::Fatal:
+        return wrap("\x1b[1;35m");
+      case Severity::Error:
+        return wrap("\x1b[1;31m");
+      case Severity::Warning:
+        return wrap("\x1b[1;33m");
+      case Severity::Info:
+        break;
+    }
+    return wrap("\x1b[1;36m");
+  }
+};
+
+std::string item_text(const RemediationItem& item) {
+  std::string out;
+  if (item.kind == RemediationItem::Kind::Env) {
+    out = item.name + "=" + item.value.value_or("");
+  } else {
+    out = item.name;
+    if (item.value) out += " " + *item.value;
+  }
+  return escape_for_terminal(out);
+}
+
+}  // namespace
+
+std::string escape_for_terminal(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto u = static_cast<unsigned char>(text[i]);
+    bool c0 = (u < 0x20 && u != '\t') || u == 0x7f;
+    // U+0080..U+009F (C1 controls, 0xC2 0x80..0x9F) include the 8-bit CSI.
+    bool c1 = u == 0xC2 && i + 1 < text.size() &&
+              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c0) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xF];
+    } else if (c1) {
+      auto v = static_cast<unsigned char>(text[i + 1]);
+      out += "\\u00";
+      out += kHex[v >> 4];
+      out += kHex[v & 0xF];
+      ++i;
+    } else {
+      out += static_cast<char>(u);
+    }
+  }
+  return out;
+}
+
+void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& options) {
+  Palette p{options.color};
+  {
+    out << p.bold() << escape_for_terminal(f.file) << ":" << f.line << p.reset() << ": "
+        << p.severity(f.severity) << to_string(f.severity) << p.reset() << " ["
+        << to_string(f.category) << "] " << escape_for_terminal(f.title) << " " << p.dim() << "("
+        << f.rule_id << (f.stale ? ", stale" : "") << ")" << p.reset() << "\n";
+    out << "  " << p.dim() << "| " << p.reset() << escape_for_terminal(f.message) << "\n";
+    if (options.explanations && !f.explanation.empty())
+      out << "  " << escape_for_terminal(f.explanation) << "\n";
+    bool first_alternative = true;
+    for (const RemediationItem& item : f.remediation) {
+      const char* label = "  fix: ";
+      if (item.alternative) {
+        label = first_alternative ? "   or: " : "       ";
+        first_alternative = false;
+      }
+      out << label << p.green() << item_text(item) << p.reset();
+      if (!item.why.empty()) out << p.dim() << "  (" << escape_for_terminal(item.why) << ")" << p.reset();
+      out << "\n";
+    }
+    out << "\n";
+  }
+}
+
+void write_text(std::ostream& out, const Report& report, const TextOptions& options) {
+  for (const Finding& f : report.findings) write_finding_text(out, f, options);
+  write_summary_text(out, report, options);
+}
+
+void write_summary_text(std::ostream& out, const Report& report, const TextOptions& options) {
+  Palette p{options.color};
+  if (!report.remediation.empty()) {
+    out << p.bold() << "Suggested remediation:" << p.reset() << "\n";
+    for (const RemediationItem& item : report.remediation) {
+      out << "  " << p.green() << item_text(item) << p.reset() << "\n";
+    }
+    out << "\n";
+  }
+  const Summary& s = report.summary;
+  out << s.findings << (s.findings == 1 ? " finding" : " findings");
+  if (!s.by_severity.empty()) {
+    out << " (";
+    const char* sep = "";
+    static constexpr std::array<Severity, 4> kOrder{Severity::Fatal, Severity::Error,
+                                                    Severity::Warning, Severity::Info};
+    for (Severity severity : kOrder) {
+      auto it = s.by_severity.find(std::string(to_string(severity)));
+      if (it == s.by_severity.end()) continue;
+      out << sep << it->second << " " << to_string(severity);
+      sep = ", ";
+    }
+    out << ")";
+  }
+  out << " in " << s.lines << (s.lines == 1 ? " line" : " lines");
+  if (s.truncated_lines > 0) out << ", " << s.truncated_lines << " over-long lines truncated";
+  if (s.findings_dropped > 0) out << ", " << s.findings_dropped << " findings not listed";
+  out << "\n";
+}
+
+}  // namespace logrx

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#include "rules/json_positions.h"
+
+namespace logrx::detail {
+namespace {
+constexpr int kMaxDepth = 64;  // deeper values share their parent's position
+}
+
+std::string escape_pointer_token(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+JsonPositions::JsonPositions(std::string_view text) : text_(text) {
+  skip_space();
+  value("");
+}
+
+TextPosition JsonPositions::find(const std::string& pointer) const {
+  std::string probe = pointer;
+  while (true) {
+    auto it = positions_.find(probe);
+    if (it != positions_.end()) return it->second;
+    if (probe.empty()) return TextPosition{1, 1};
+    probe.erase(probe.rfind('/'));
+  }
+}
+
+TextPosition JsonPositions::position_of(std::size_t offset) {
+  // Offsets only grow during the walk, so counting is incremental.
+  for (; counted_offset_ < offset && counted_offset_ < text_.size(); ++counted_offset_) {
+    if (text_[counted_offset_] == '\n') {
+      ++counted_.line;
+      counted_.column = 1;
+    } else {
+      ++counted_.column;
+    }
+  }
+  return counted_;
+}
+
+void JsonPositions::skip_space() {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++pos_;
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
+      std::size_t end = text_.find("*/", pos_ + 2);
+      pos_ = end == std::string_view::npos ? text_.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+}
+
+void JsonPositions::skip_nested() {
+  int open = 0;
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == '"') {
+      skip_string();
+      continue;
+    }
+    if (c == '/') {
+      std::size_t before = pos_;
+      skip_space();
+      if (pos_ != before) continue;
+    }
+    ++pos_;
+    if (c == '{' || c == '[') ++open;
+    if ((c == '}' || c == ']') && --open == 0) return;
+  }
+}
+
+void JsonPositions::skip_string() {
+  ++pos_;  // opening quote
+  while (pos_ < text_.size() && text_[pos_] != '"') {
+    pos_ += text_[pos_] == '\\' ? 2 : 1;
+  }
+  ++pos_;
+}
+
+std::string JsonPositions::read_key() {
+  std::string key;
+  ++pos_;
+  while (pos_ < text_.size() && text_[pos_] != '"') {
+    if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
+      char e = text_[pos_ + 1];
+      // Rule files use plain keys; escaped keys only need to stay distinct.
+      key += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      pos_ += 2;
+    } else {
+      key += text_[pos_++];
+    }
+  }
+  ++pos_;
+  return key;
+}
+
+void JsonPositions::value(const std::string& pointer) {
+  if (pos_ >= text_.size()) return;
+  positions_.emplace(pointer, position_of(pos_));
+  char c = text_[pos_];
+  if ((c == '{' || c == '[') && depth_ >= kMaxDepth) {
+    skip_nested();
+    return;
+  }
+  if (c == '{' || c == '[') {
+    bool object = c == '{';
+    char close = object ? '}' : ']';
+    ++pos_;
+    ++depth_;
+    std::size_t index = 0;
+    while (true) {
+      skip_space();
+      if (pos_ >= text_.size()) break;
+      if (text_[pos_] == close) {
+        ++pos_;
+        break;
+      }
+      if (text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      std::string child;
+      if (object) {
+        if (text_[pos_] != '"') break;  // not JSON: stop mapping
+        std::string key = read_key();
+        skip_space();
+        if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
+        skip_space();
+        child = pointer + "/" + escape_pointer_token(key);
+      } else {
+        child = pointer + "/" + std::to_string(index++);
+      }
+      std::size_t before = pos_;
+      value(child);
+      if (pos_ == before) break;  // no progress: malformed text
+    }
+    --depth_;
+    return;
+  }
+  if (c == '"') {
+    skip_string();
+    return;
+  }
+  while (pos_ < text_.size()) {  // number, true, false, null
+    char d = text_[pos_];
+    if (d == ',' || d == '}' || d == ']' || d == ' ' || d == '\n' || d == '\t' || d == '\r' ||
+        d == '/')
+      break;
+    ++pos_;
+  }
+}
+
+}  // namespace logrx::detail

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Maps JSON pointers to positions in the source text, so that a rule error
+// can say "rules/x.json:14:20" even though nlohmann::json keeps no positions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace logrx::detail {
+
+struct TextPosition {
+  int line = 0;
+  int column = 0;
+};
+
+class JsonPositions {
+ public:
+  // `text` must be JSON that nlohmann accepted with comments ignored; text
+  // that is not is mapped as far as it goes.
+  explicit JsonPositions(std::string_view text);
+
+  // Position of the value at `pointer` ("/rules/3/pattern"); for a missing
+  // member, the position of the closest existing parent.
+  TextPosition find(const std::string& pointer) const;
+
+ private:
+  void value(const std::string& pointer);
+  void skip_space();
+  void skip_string();
+  void skip_nested();
+  std::string read_key();
+  TextPosition position_of(std::size_t offset);
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t counted_offset_ = 0;
+  TextPosition counted_{1, 1};
+  int depth_ = 0;
+  std::unordered_map<std::string, TextPosition> positions_;
+};
+
+// Escapes a key for use in a JSON pointer ("~" -> "~0", "/" -> "~1").
+std::string escape_pointer_token(std::string_view key);
+
+}  // namespace logrx::detail

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+// Hand-written validation (not from_json) because every field must be checked
+// and every problem reported with its position, not only the first.
+#include "rules/rule_loader.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "rules/json_positions.h"
+#include "util/text.h"
+
+namespace logrx::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 8> kServers{"any",      "sglang", "vllm",     "tgi",
+                                                   "llamacpp", "trtllm", "lmdeploy", "ollama"};
+constexpr std::uintmax_t kMaxRuleFileBytes = 16u << 20;
+
+constexpr std::array<std::string_view, 12> kRuleFields{
+    "id",          "title",       "category",   "severity", "servers",  "pattern",
+    "explanation", "remediation", "references", "examples", "$comment", "description"};
+
+bool valid_rule_id(std::string_view id) {
+  // lower-case dotted: at least two segments of [a-z0-9_-], starting alphanumeric
+  if (id.empty() || id.size() > 128) return false;
+  std::size_t dots = 0;
+  bool segment_start = true;
+  for (char c : id) {
+    if (c == '.') {
+      if (segment_start) return false;
+      ++dots;
+      segment_start = true;
+      continue;
+    }
+    bool alnum = (c >= 'a' && c <= 'z') || is_digit(c);
+    if (segment_start && !alnum) return false;
+    if (!alnum && c != '-' && c != '_') return false;
+    segment_start = false;
+  }
+  return dots >= 1 && !segment_start;
+}
+
+bool valid_env_name(std::string_view name) {
+  if (name.empty() || is_digit(name[0])) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
+  });
+}
+
+bool valid_flag_name(std::string_view name) {
+  if (name.size() < 2 || name[0] != '-') return false;
+  return std::all_of(name.begin() + 1, name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+std::string type_name(const json& value) {
+  return std::string(value.type_name());
+}
+
+// Collects the problems of one file, placing each at its JSON pointer.
+class FileChecker {
+ public:
+  FileChecker(std::string_view text, const std::string& file, Diagnostics& errors)
+      : positions_(text), file_(file), errors_(errors) {}
+
+  void error(const std::string& code, const std::string& pointer, const std::string& rule_id,
+             const std::string& message) {
+    TextPosition at = positions_.find(pointer);
+    errors_.push_back(Diagnostic{code, message, file_, rule_id, at.line, at.column, pointer});
+    ++count_;
+  }
+
+  std::size_t count() const { return count_; }
+  const JsonPositions& positions() const { return positions_; }
+
+ private:
+  JsonPositions positions_;
+  const std::string& file_;
+  Diagnostics& errors_;
+  std::size_t count_ = 0;
+};
+
+class RuleReader {
+ public:
+  RuleReader(FileChecker& checker, const json& rule, std::string pointer)
+      : checker_(checker), rule_(rule), pointer_(std::move(pointer)) {}
+
+  bool read(RuleSpec& spec) {
+    std::size_t before = checker_.count();
+    if (!rule_.is_object()) {
+      fail("rule.wrong-type", "", "a rule must be an object, not " + type_name(rule_));
+      return false;
+    }
+    if (auto id = string_field("id", true)) {
+      spec.id = *id;
+      id_ = *id;
+      if (!valid_rule_id(spec.id))
+        fail("rule.bad-id", "/id",
+             "rule id \"" + spec.id +
+                 "\" must be lower-case dotted words such as \"sglang.memory.not-enough-memory\"");
+    }
+    for (const auto& [key, value] : rule_.items()) {
+      (void)value;
+      if (std::find(kRuleFields.begin(), kRuleFields.end(), key) == kRuleFields.end())
+        fail("rule.unknown-field", "/" + escape_pointer_token(key),
+             "unknown field \"" + key + "\" (a typo?)");
+    }
+    if (auto title = string_field("title", true)) spec.title = *title;
+    if (auto explanation = string_field("explanation", true)) spec.explanation = *explanation;
+    if (auto category = string_field("category", true)) {
+      if (auto parsed = parse_category(*category)) {
+        spec.category = *parsed;
+      } else {
+        fail("rule.bad-category", "/category",
+             "category \"" + *category +
+                 "\" is not one of memory_pressure, config_conflict, stale_output, other, info");
+      }
+    }
+    if (auto severity = string_field("severity", true)) {
+      if (auto parsed = parse_severity(*severity)) {
+        spec.severity = *parsed;
+      } else {
+        fail("rule.bad-severity", "/severity",
+             "severity \"" + *severity + "\" is not one of info, warning, error, fatal");
+      }
+    }
+    if (auto pattern = string_field("pattern", true)) {
+      spec.pattern = *pattern;
+      if (spec.pattern.empty()) fail("rule.bad-pattern", "/pattern", "pattern is empty");
+    }
+    read_servers(spec);
+    read_remediation(spec);
+    read_references(spec);
+    read_examples(spec);
+    return checker_.count() == before;
+  }
+
+ private:
+  void fail(const std::string& code, const std::string& relative, const std::string& message) {
+    checker_.error(code, pointer_ + relative, id_, message);
+  }
+
+  std::optional<std::string> string_field(const char* key, bool required) {
+    auto it = rule_.find(key);
+    if (it == rule_.end()) {
+      if (required) fail("rule.missing-field", "", std::string("missing required field \"") + key + "\"");
+      return std::nullopt;
+    }
+    if (!it->is_string()) {
+      fail("rule.wrong-type", std::string("/") + key,
+           std::string("field \"") + key + "\" must be a string, not " + type_name(*it));
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  }
+
+  void read_servers(RuleSpec& spec) {
+    auto it = rule_.find("servers");
+    if (it == rule_.end()) {
+      fail("rule.missing-field", "", "missing required field \"servers\"");
+      return;
+    }
+    if (!it->is_array() || it->empty()) {
+      fail("rule.wrong-type", "/servers",
+           "field \"servers\" must be a non-empty array of server names");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& server = (*it)[i];
+      std::string where = "/servers/" + std::to_string(i);
+      if (!server.is_string()) {
+        fail("rule.wrong-type", where, "server names are strings, not " + type_name(server));
+        continue;
+      }
+      std::string name = server.get<std::string>();
+      if (!is_known_server(name)) {
+        fail("rule.unknown-server", where,
+             "unknown server \"" + name +
+                 "\" (known: any, sglang, vllm, tgi, llamacpp, trtllm, lmdeploy, ollama)");
+        continue;
+      }
+      spec.servers.push_back(name);
+    }
+  }
+
+  void read_remediation(RuleSpec& spec) {
+    auto it = rule_.find("remediation");
+    if (it == rule_.end()) {
+      fail("rule.missing-field", "", "missing required field \"remediation\" (use [] for none)");
+      return;
+    }
+    if (!it->is_array()) {
+      fail("rule.wrong-type", "/remediation", "field \"remediation\" must be an array");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& item = (*it)[i];
+      std::string where = "/remediation/" + std::to_string(i);
+      if (!item.is_object()) {
+        fail("rule.wrong-type", where, "a remediation item must be an object");
+        continue;
+      }
+      RemediationSpec out;
+      bool ok = true;
+      bool has_flag = item.contains("flag");
+      bool has_env = item.contains("env");
+      if (has_flag == has_env) {
+        fail("rule.bad-remediation", where,
+             "a remediation item has exactly one of \"flag\" or \"env\"");
+        continue;
+      }
+      const char* name_key = has_flag ? "flag" : "env";
+      const json& name = item.at(name_key);
+      out.kind = has_flag ? RemediationSpec::Kind::Flag : RemediationSpec::Kind::Env;
+      if (!name.is_string()) {
+        fail("rule.wrong-type", where + "/" + name_key,
+             std::string("\"") + name_key + "\" must be a string");
+        ok = false;
+      } else {
+        out.name = name.get<std::string>();
+        if (has_flag && !valid_flag_name(out.name)) {
+          fail("rule.bad-remediation", where + "/flag",
+               "flag \"" + out.name + "\" must look like --some-flag");
+          ok = false;
+        }
+        if (has_env && !valid_env_name(out.name)) {
+          fail("rule.bad-remediation", where + "/env",
+               "\"" + out.name + "\" is not a valid environment variable name");
+          ok = false;
+        }
+      }
+      for (const auto& [key, value] : item.items()) {
+        if (key == "flag" || key == "env") continue;
+        if (key == "value") {
+          if (value.is_string()) {
+            out.value = value.get<std::string>();
+          } else if (value.is_number()) {
+            out.value = value.dump();
+          } else {
+            fail("rule.wrong-type", where + "/value", "\"value\" must be a string or a number");
+            ok = false;
+          }
+        } else if (key == "why") {
+          if (value.is_string()) {
+            out.why = value.get<std::string>();
+          } else {
+            fail("rule.wrong-type", where + "/why", "\"why\" must be a string");
+            ok = false;
+          }
+        } else if (key == "alternative") {
+          if (value.is_boolean()) {
+            out.alternative = value.get<bool>();
+          } else {
+            fail("rule.wrong-type", where + "/alternative", "\"alternative\" must be true or false");
+            ok = false;
+          }
+        } else {
+          fail("rule.unknown-field", where + "/" + escape_pointer_token(key),
+               "unknown remediation field \"" + key + "\"");
+          ok = false;
+        }
+      }
+      if (has_env && !out.value) {
+        fail("rule.bad-remediation", where, "an environment item needs a \"value\"");
+        ok = false;
+      }
+      if (ok) spec.remediation.push_back(std::move(out));
+    }
+  }
+
+  void read_references(RuleSpec& spec) {
+    auto it = rule_.find("references");
+    if (it == rule_.end()) return;
+    if (!it->is_array()) {
+      fail("rule.wrong-type", "/references", "field \"references\" must be an array of strings");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_string()) {
+        fail("rule.wrong-type", "/references/" + std::to_string(i), "a reference is a string");
+        continue;
+      }
+      spec.references.push_back((*it)[i].get<std::string>());
+    }
+  }
+
+  void read_examples(RuleSpec& spec) {
+    auto it = rule_.find("examples");
+    if (it == rule_.end()) {
+      fail("rule.missing-field", "", "missing required field \"examples\"");
+      return;
+    }
+    if (!it->is_object()) {
+      fail("rule.wrong-type", "/examples",
+           "field \"examples\" must be an object with \"match\" and \"no_match\" arrays");
+      return;
+    }
+    for (const auto& [key, value] : it->items()) {
+      (void)value;
+      if (key != "match" && key != "no_match")
+        fail("rule.unknown-field", "/examples/" + escape_pointer_token(key),
+             "unknown examples field \"" + key + "\" (expected \"match\" or \"no_match\")");
+    }
+    if (auto m = it->find("match"); m != it->end()) {
+      if (!m->is_array()) {
+        fail("rule.wrong-type", "/examples/match", "\"match\" must be an array");
+      } else {
+        for (std::size_t i = 0; i < m->size(); ++i) read_match_example((*m)[i], i, spec);
+      }
+    }
+    if (auto n = it->find("no_match"); n != it->end()) {
+      if (!n->is_array()) {
+        fail("rule.wrong-type", "/examples/no_match", "\"no_match\" must be an array of strings");
+      } else {
+        for (std::size_t i = 0; i < n->size(); ++i) {
+          if (!(*n)[i].is_string()) {
+            fail("rule.wrong-type", "/examples/no_match/" + std::to_string(i),
+                 "a no_match example is a string");
+            continue;
+          }
+          spec.must_not_match.push_back((*n)[i].get<std::string>());
+        }
+      }
+    }
+  }
+
+  void read_match_example(const json& example, std::size_t index, RuleSpec& spec) {
+    std::string where = "/examples/match/" + std::to_string(index);
+    RuleExample out;
+    if (example.is_string()) {
+      out.line = example.get<std::string>();
+      spec.must_match.push_back(std::move(out));
+      return;
+    }
+    if (!example.is_object() || !example.contains("line") || !example.at("line").is_string()) {
+      fail("rule.wrong-type", where,
+           "a match example is a string or {\"line\": \"...\", \"captures\": {...}}");
+      return;
+    }
+    out.line = example.at("line").get<std::string>();
+    for (const auto& [key, value] : example.items()) {
+      if (key == "line") continue;
+      if (key != "captures") {
+        fail("rule.unknown-field", where + "/" + escape_pointer_token(key),
+             "unknown example field \"" + key + "\"");
+        return;
+      }
+      if (!value.is_object()) {
+        fail("rule.wrong-type", where + "/captures", "\"captures\" must be an object");
+        return;
+      }
+      for (const auto& [name, captured] : value.items()) {
+        if (!captured.is_string()) {
+          fail("rule.wrong-type", where + "/captures/" + escape_pointer_token(name),
+               "expected capture values are strings");
+          return;
+        }
+        out.captures[name] = captured.get<std::string>();
+      }
+    }
+    spec.must_match.push_back(std::move(out));
+  }
+
+  FileChecker& checker_;
+  const json& rule_;
+  std::string pointer_;
+  std::string id_;
+};
+
+// Records the position of every field of a rule relative to the rule.
+void record_field_positions(const JsonPositions& positions, const std::string& pointer,
+                            const json& value, const std::string& relative, RuleSpec& spec,
+                            int depth) {
+  TextPosition at = positions.find(pointer + relative);
+  spec.field_positions[relative] = {at.line, at.column};
+  if (depth > 4) return;
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items())
+      record_field_positions(positions, pointer, child, relative + "/" + escape_pointer_token(key),
+                             spec, depth + 1);
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      record_field_positions(positions, pointer, value[i], relative + "/" + std::to_string(i),
+                             spec, depth + 1);
+  }
+}
+
+}  // namespace
+
+bool is_known_server(std::string_view name) {
+  return std::find(kServers.begin(), kServers.end(), name) != kServers.end();
+}
+
+std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& file_name,
+                                      Diagnostics& errors) {
+  std::vector<RuleSpec> rules;
+  json document;
+  try {
+    document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    int line = 0;
+    int column = 0;
+    offset_to_line_column(text, e.byte == 0 ? 0 : e.byte - 1, line, column);
+    std::string what = e.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: "
+    if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    errors.push_back(Diagnostic{"rule.json-syntax", "invalid JSON: " + what, file_name, "", line,
+                                column, ""});
+    return rules;
+  }
+
+  FileChecker checker(text, file_name, errors);
+  if (!document.is_object()) {
+    checker.error("rule.wrong-type", "", "",
+                  "a rule file is an object {\"version\": 1, \"rules\": [...]}, not " +
+                      type_name(document));
+    return rules;
+  }
+  for (const auto& [key, value] : document.items()) {
+    if (key == "rules" || key == "version" || (!key.empty() && key[0] == '$')) continue;
+    (void)value;
+    checker.error("rule.unknown-field", "/" + escape_pointer_token(key), "",
+                  "unknown top-level field \"" + key + "\"");
+  }
+  if (auto version = document.find("version"); version != document.end()) {
+    if (!version->is_number_integer() || version->get<long long>() != 1)
+      checker.error("rule.bad-version", "/version", "",
+                    "unsupported rule file version (this logrx reads version 1)");
+  }
+  auto list = document.find("rules");
+  if (list == document.end() || !list->is_array()) {
+    checker.error("rule.missing-field", list == document.end() ? "" : "/rules", "",
+                  "a rule file needs a \"rules\" array");
+    return rules;
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    std::string pointer = "/rules/" + std::to_string(i);
+    RuleSpec spec;
+    RuleReader reader(checker, (*list)[i], pointer);
+    if (!reader.read(spec)) continue;
+    if (!seen.insert(spec.id).second) {
+      checker.error("rule.duplicate-id", pointer + "/id", spec.id,
+                    "rule id \"" + spec.id + "\" is defined twice in this file");
+      continue;
+    }
+    TextPosition at = checker.positions().find(pointer);
+    spec.file = file_name;
+    spec.json_pointer = pointer;
+    spec.line = at.line;
+    spec.column = at.column;
+    record_field_positions(checker.positions(), pointer, (*list)[i], "", spec, 0);
+    rules.push_back(std::move(spec));
+  }
+  return rules;
+}
+
+std::vector<RuleSpec> load_rule_source(const std::string& path, Diagnostics& errors) {
+  namespace fs = std::filesystem;
+  std::vector<RuleSpec> rules;
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    errors.push_back(Diagnostic{"rule.source-missing", "rule source does not exist", path, "", 0,
+                                0, ""});
+    return rules;
+  }
+  std::vector<std::string> files;
+  if (fs::is_directory(status)) {
+    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().extension() == ".json" && it->is_regular_file(ec))
+        files.push_back(it->path().string());
+    }
+    if (ec)
+      errors.push_back(Diagnostic{"rule.source-unreadable",
+                                  "cannot list rule directory: " + ec.message(), path, "", 0, 0,
+                                  ""});
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  for (const std::string& file : files) {
+    auto size = fs::file_size(file, ec);
+    if (!ec && size > kMaxRuleFileBytes) {
+      errors.push_back(Diagnostic{"rule.file-too-large",
+                                  "rule file is larger than 16 MiB; split it by family", file, "",
+                                  0, 0, ""});
+      continue;
+    }
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf())) {
+      // An empty file also lands here: rdbuf() of nothing sets failbit.
+      if (in && in.peek() == std::ifstream::traits_type::eof()) {
+        errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
+      } else {
+        errors.push_back(
+            Diagnostic{"rule.source-unreadable", "cannot read rule file", file, "", 0, 0, ""});
+      }
+      continue;
+    }
+    auto parsed = parse_rule_file(text.str(), file, errors);
+    rules.insert(rules.end(), std::make_move_iterator(parsed.begin()),
+                 std::make_move_iterator(parsed.end()));
+  }
+  return rules;
+}
+
+}  // namespace logrx::detail

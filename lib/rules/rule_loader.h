@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// Reading rule files: JSON (comments allowed) into validated RuleSpecs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "logrx/diagnostic.h"
+#include "logrx/rulebook.h"
+
+namespace logrx::detail {
+
+// Servers a rule may name in "servers".
+bool is_known_server(std::string_view name);
+
+// Parses one rule file's text. Every problem goes to `errors`; rules with
+// problems are not returned, the others are.
+std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& file_name,
+                                      Diagnostics& errors);
+
+// Reads a file or every *.json under a directory (sorted by path).
+std::vector<RuleSpec> load_rule_source(const std::string& path, Diagnostics& errors);
+
+}  // namespace logrx::detail
