@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "match/rulebook_impl.h"
 #include "match/template.h"
@@ -124,8 +125,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnosti
     compiled.regex = std::make_unique<re2::RE2>(rule.pattern, regex_options(kRuleMaxMem));
     if (!compiled.regex->ok()) {
       add_error(errors, rule, "rule.bad-pattern", "/pattern",
-                "pattern does not compile: " + compiled.regex->error() +
-                    (compiled.regex->error_arg().empty() ? "" : ": " + compiled.regex->error_arg()));
+                "pattern does not compile: " + compiled.regex->error());
       impl->compiled.push_back(std::move(compiled));
       continue;
     }
@@ -196,11 +196,19 @@ std::optional<Rulebook> Rulebook::load(const std::vector<RuleSource>& sources,
     }
     for (RuleSpec& rule : loaded) by_id[rule.id] = std::move(rule);
   }
-  if (errors.size() != errors_before) return std::nullopt;
+  // Compile what did load even after errors, so pattern and template
+  // problems are reported in the same run as JSON and field problems.
+  bool load_failed = errors.size() != errors_before;
   std::vector<RuleSpec> rules;
   rules.reserve(by_id.size());
   for (auto& [id, rule] : by_id) rules.push_back(std::move(rule));
-  return compile(std::move(rules), errors);
+  auto book = compile(std::move(rules), errors);
+  std::stable_sort(errors.begin() + static_cast<std::ptrdiff_t>(errors_before), errors.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+                   });
+  if (load_failed) return std::nullopt;
+  return book;
 }
 
 }  // namespace logrx
