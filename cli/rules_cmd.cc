@@ -11,7 +11,8 @@ namespace {
 
 void add_rule_options(CLI::App* command, RulesOptions& options) {
   command->add_option("--rules", options.rules.extra_dirs, "Also load the rules in DIR")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   command->add_flag("--no-builtin-rules", options.rules.no_builtin,
                     "Do not load the built-in rulebook");
 }

@@ -21,7 +21,8 @@ void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
       ->capture_default_str();
   scan->add_option("--rules", options.rules.extra_dirs,
                    "Also load the rules in DIR (repeatable); a rule with a built-in id replaces it")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   scan->add_flag("--no-builtin-rules", options.rules.no_builtin,
                  "Do not load the built-in rulebook");
   scan->add_option("--color", options.color, "Colour text output")

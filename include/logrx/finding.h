@@ -45,6 +45,7 @@ struct Finding {
   bool stale = false;
   std::string server;        // "sglang", "vllm", "unknown", ...
   std::string message;       // the log message that matched
+  std::string level;         // log level printed on the line, "" when none
   std::string process;       // rank/process tag of the line, "" when none
   std::string timestamp;     // as printed, "" when none
   std::map<std::string, std::string> captures;

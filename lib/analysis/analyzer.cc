@@ -63,6 +63,7 @@ struct Analyzer::Impl {
       f.server = std::string(to_string(effective));
     }
     f.message = event.message;
+    f.level = event.level;
     f.process = event.process;
     f.timestamp = event.timestamp_text;
     f.captures = captures;

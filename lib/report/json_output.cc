@@ -32,6 +32,7 @@ ojson finding_json(const Finding& f) {
   out["server"] = f.server;
   out["title"] = f.title;
   out["message"] = f.message;
+  if (!f.level.empty()) out["level"] = f.level;
   if (!f.process.empty()) out["process"] = f.process;
   if (!f.timestamp.empty()) out["timestamp"] = f.timestamp;
   out["captures"] = ojson::object();

@@ -105,7 +105,10 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
   if (!report.remediation.empty()) {
     out << p.bold() << "Suggested remediation:" << p.reset() << "\n";
     for (const RemediationItem& item : report.remediation) {
-      out << "  " << p.green() << item_text(item) << p.reset() << "\n";
+      out << "  " << p.green() << item_text(item) << p.reset();
+      if (!item.why.empty())
+        out << p.dim() << "  (" << escape_for_terminal(item.why) << ")" << p.reset();
+      out << "\n";
     }
     out << "\n";
   }

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include "logrx/analyzer.h"
+#include "support/test_support.h"
+
+using logrx::Analyzer;
+using logrx::AnalyzerOptions;
+using logrx::Finding;
+using logrx::RemediationItem;
+using logrx::Severity;
+using logrx::test::load_builtin;
+using logrx::test::scan_text;
+
+TEST_CASE("Findings carry the 1-based line, rank, server and captures", "[analysis][analyzer]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
+                          "[2026-05-23 07:40:41 TP0] Max running requests is reset to 48 for "
+                          "speculative decoding. You can override this.\n");
+  REQUIRE(report.findings.size() == 1);
+  const Finding& f = report.findings[0];
+  CHECK(f.rule_id == "sglang.memory.max-running-requests-reset");
+  CHECK(f.line == 2);
+  CHECK(f.run == 1);
+  CHECK_FALSE(f.stale);
+  CHECK(f.server == "sglang");
+  CHECK(f.process == "TP0");
+  CHECK(f.timestamp == "2026-05-23 07:40:41");
+  CHECK(f.file == "test.log");
+  CHECK(f.captures.at("max_running_requests") == "48");
+  CHECK(f.title == "Concurrency capped at 48 running requests");
+  REQUIRE(f.evidence.size() == 1);
+  CHECK(f.evidence[0].line == 2);
+  CHECK(report.summary.lines == 2);
+  CHECK(report.summary.findings == 1);
+  CHECK(report.summary.worst_severity == Severity::Warning);
+}
+
+TEST_CASE("Traceback lines without header inherit the stream's server", "[analysis][analyzer]") {
+  auto book = load_builtin();
+  // An SGLang rule must fire on SGLang's raw traceback tail, but not on the
+  // same raw text inside a vLLM stream.
+  std::string tail =
+      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current "
+      "value: mem_fraction_static=0.8\n";
+  auto sglang = scan_text(book, "[2026-05-23 08:03:04] Scheduler hit an exception: Traceback\n" + tail);
+  bool fired = false;
+  for (const auto& f : sglang.findings) fired |= f.rule_id == "sglang.memory.not-enough-memory";
+  CHECK(fired);
+  auto vllm = scan_text(book, "(APIServer pid=1) INFO 12-25 04:48:38 [a.py:1] vLLM\n" + tail);
+  for (const auto& f : vllm.findings) CHECK(f.rule_id != "sglang.memory.not-enough-memory");
+}
+
+TEST_CASE("Remediation values are expanded from captures; a missing capture drops the item",
+          "[analysis][remediation]") {
+  auto book = load_builtin();
+  auto with_estimate = scan_text(
+      book,
+      "ValueError: To serve at least one request with the model's max seq len (262144), (24.00 "
+      "GiB KV cache is needed, which is larger than the available KV cache memory (9.31 GiB). "
+      "Based on the available memory, the estimated maximum model length is 101632. Try it.\n");
+  REQUIRE(with_estimate.findings.size() == 1);
+  const auto& items = with_estimate.findings[0].remediation;
+  REQUIRE_FALSE(items.empty());
+  CHECK(items[0].name == "--max-model-len");
+  CHECK(items[0].value == std::optional<std::string>("101632"));
+  CHECK(items[0].why.find("101632") != std::string::npos);
+
+  auto without = scan_text(
+      book,
+      "ValueError: To serve at least one request with the model's max seq len (262144), (24.00 "
+      "GiB KV cache is needed, which is larger than the available KV cache memory (9.31 GiB). "
+      "Try increasing.\n");
+  REQUIRE(without.findings.size() == 1);
+  for (const auto& item : without.findings[0].remediation) CHECK(item.name != "--max-model-len");
+}
+
+TEST_CASE("The callback sees each finding as it is found", "[analysis][analyzer]") {
+  auto book = load_builtin();
+  Analyzer analyzer(book);
+  std::vector<std::uint64_t> seen;
+  analyzer.on_finding([&](const Finding& f) { seen.push_back(f.line); });
+  analyzer.feed("RuntimeError: CUDA error: out of memory\nok\nRuntimeError: CUDA er");
+  CHECK(seen == std::vector<std::uint64_t>{1});
+  analyzer.feed("ror: out of memory");
+  CHECK(seen.size() == 1);  // the last line is not complete yet
+  auto report = analyzer.finish();
+  CHECK(seen == std::vector<std::uint64_t>{1, 3});
+  CHECK(report.findings.size() == 2);
+  CHECK(report.summary.lines == 3);
+}
+
+TEST_CASE("Stored findings are capped but all are counted", "[analysis][analyzer]") {
+  auto book = load_builtin();
+  AnalyzerOptions options;
+  options.max_findings = 2;
+  Analyzer analyzer(book, options);
+  for (int i = 0; i < 5; ++i) analyzer.feed_line("RuntimeError: CUDA error: out of memory");
+  auto report = analyzer.finish();
+  CHECK(report.findings.size() == 2);
+  CHECK(report.summary.findings == 5);
+  CHECK(report.summary.findings_dropped == 3);
+}
+
+TEST_CASE("Over-long lines are counted and still matched on their prefix", "[analysis][analyzer]") {
+  auto book = load_builtin();
+  AnalyzerOptions options;
+  options.max_line_bytes = 64;
+  Analyzer analyzer(book, options);
+  analyzer.feed("RuntimeError: CUDA error: out of memory" + std::string(10000, '!') + "\nnext\n");
+  auto report = analyzer.finish();
+  CHECK(report.summary.lines == 2);
+  CHECK(report.summary.truncated_lines == 1);
+  CHECK(report.findings.size() == 1);
+}
+
+TEST_CASE("Merged remediation: primary items only, the more severe finding wins",
+          "[analysis][remediation]") {
+  auto item = [](const char* name, const char* value, bool alternative) {
+    RemediationItem i;
+    i.name = name;
+    i.value = value;
+    i.alternative = alternative;
+    return i;
+  };
+  Finding warning;
+  warning.severity = Severity::Warning;
+  warning.remediation = {item("--mem-fraction-static", "0.80", false),
+                         item("--disable-radix-cache", "", true)};
+  Finding fatal;
+  fatal.severity = Severity::Fatal;
+  fatal.remediation = {item("--mem-fraction-static", "0.85", false)};
+  Finding later_warning = warning;
+  later_warning.remediation = {item("--mem-fraction-static", "0.70", false)};
+  Finding stale = fatal;
+  stale.stale = true;
+  stale.remediation = {item("--tp-size", "2", false)};
+
+  auto merged = logrx::merge_remediation({warning, fatal, later_warning, stale});
+  REQUIRE(merged.size() == 1);
+  CHECK(merged[0].name == "--mem-fraction-static");
+  CHECK(merged[0].value == std::optional<std::string>("0.85"));
+}

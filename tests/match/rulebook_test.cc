@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include "logrx/rulebook.h"
+#include "support/test_support.h"
+
+using logrx::Diagnostics;
+using logrx::Rulebook;
+using logrx::test::rule_file;
+using logrx::test::rule_json;
+using logrx::test::TempDir;
+
+TEST_CASE("A bad pattern is reported with RE2's message, the rule and its position",
+          "[match][rulebook]") {
+  TempDir dir;
+  std::string file =
+      dir.write("bad.json", "{\"rules\": [\n" + rule_json("x.bad", "Not enough (memory") + "\n]}");
+  Diagnostics errors;
+  REQUIRE_FALSE(Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "rule.bad-pattern");
+  CHECK(errors[0].rule_id == "x.bad");
+  CHECK(errors[0].file == file);
+  CHECK(errors[0].line == 2);
+  CHECK(errors[0].json_pointer == "/rules/0/pattern");
+  CHECK(errors[0].message.find("missing )") != std::string::npos);
+}
+
+TEST_CASE("Patterns that match every line are rejected", "[match][rulebook]") {
+  TempDir dir;
+  dir.write("a.json", rule_file(rule_json("x.all", "(?:abc)?")));
+  Diagnostics errors;
+  REQUIRE_FALSE(Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "rule.matches-everything");
+}
+
+TEST_CASE("Remediation may only refer to captures the pattern has", "[match][rulebook]") {
+  TempDir dir;
+  dir.write("a.json",
+            rule_file("{\"id\": \"x.ref\", \"title\": \"t\", \"category\": \"other\", "
+                      "\"severity\": \"error\", \"servers\": [\"any\"], \"pattern\": "
+                      "\"value=(?P<v>\\\\d+)\", \"explanation\": \"e\", \"remediation\": ["
+                      "{\"flag\": \"--a\", \"value\": \"{v}\"}, {\"flag\": \"--b\", \"value\": "
+                      "\"{w}\"}, {\"flag\": \"--c\", \"why\": \"unclosed {v\"}], \"examples\": "
+                      "{\"match\": [], \"no_match\": []}}"));
+  Diagnostics errors;
+  REQUIRE_FALSE(Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0].code == "rule.unknown-capture");
+  CHECK(errors[0].json_pointer == "/rules/0/remediation/1/value");
+  CHECK(errors[1].code == "rule.bad-template");
+}
+
+TEST_CASE("match_rule extracts the named captures that took part", "[match][rulebook]") {
+  TempDir dir;
+  dir.write("a.json", rule_file(rule_json(
+                          "x.cap", "reset to (?P<n>\\\\d+)(?: for (?P<why>[^.]+))?")));
+  Diagnostics errors;
+  auto book = Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book.has_value());
+  std::map<std::string, std::string> captures;
+  REQUIRE(book->match_rule(0, "is reset to 48 for speculat", captures));
+  CHECK(captures == std::map<std::string, std::string>{{"n", "48"}, {"why", "speculat"}});
+  REQUIRE(book->match_rule(0, "is reset to 7", captures));
+  CHECK(captures == std::map<std::string, std::string>{{"n", "7"}});
+  CHECK_FALSE(book->match_rule(0, "nothing here", captures));
+  CHECK_FALSE(book->match_rule(5, "reset to 1", captures));
+}
+
+TEST_CASE("Rule examples are checked through the whole pipeline", "[match][examples]") {
+  TempDir dir;
+  dir.write("a.json",
+            rule_file("{\"id\": \"sg.only\", \"title\": \"t\", \"category\": \"other\", "
+                      "\"severity\": \"error\", \"servers\": [\"sglang\"], \"pattern\": "
+                      "\"boom (?P<n>\\\\d+)\", \"explanation\": \"e\", \"remediation\": [], "
+                      "\"examples\": {\"match\": [{\"line\": \"[2026-01-01 00:00:00] boom 1\", "
+                      "\"captures\": {\"n\": \"2\"}}, \"(APIServer pid=1) INFO 01-01 00:00:00 "
+                      "[a.py:1] boom 3\"], \"no_match\": [\"[2026-01-01 00:00:00] boom 4\", "
+                      "\"(APIServer pid=1) INFO 01-01 00:00:00 [a.py:1] boom 5\"]}}," +
+                      rule_json("x.empty", "never")));
+  Diagnostics errors;
+  auto book = Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book.has_value());
+  auto report = logrx::test_examples(*book);
+  CHECK(report.rules == 2);
+  CHECK(report.examples == 4);
+  std::vector<std::string> reasons;
+  for (const auto& f : report.failures) reasons.push_back(f.rule_id + ": " + f.reason);
+  REQUIRE(reasons.size() == 5);
+  // captures differ; a vLLM line must not fire an SGLang rule; the SGLang no_match fires.
+  CHECK(reasons[0].find("sg.only: captures differ") == 0);
+  CHECK(reasons[1].find("sg.only: must match, but the rule did not fire") == 0);
+  CHECK(reasons[2].find("sg.only: must not match") == 0);
+  CHECK(reasons[3] == "x.empty: the rule has no example that must match");
+  CHECK(reasons[4] == "x.empty: the rule has no example that must not match");
+}
+
+TEST_CASE("The built-in rulebook loads and all its examples pass", "[match][builtin]") {
+  Rulebook book = logrx::test::load_builtin();
+  CHECK(book.size() >= 5);
+  for (const char* id :
+       {"sglang.memory.max-running-requests-reset", "sglang.config.spec-radix-no-buffer",
+        "sglang.memory.not-enough-memory", "pytorch.cuda.out-of-memory",
+        "vllm.memory.no-cache-blocks"})
+    CHECK(book.find(id) != nullptr);
+  auto report = logrx::test_examples(book);
+  for (const auto& f : report.failures) FAIL_CHECK(f.rule_id << ": " << f.line << ": " << f.reason);
+}

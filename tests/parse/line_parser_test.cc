@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include "logrx/line.h"
+
+using logrx::Dialect;
+using logrx::LineEvent;
+using logrx::parse_line;
+
+TEST_CASE("SGLang lines give timestamp, rank tags and message", "[parse][sglang]") {
+  LineEvent e;
+  parse_line("[2025-04-03 20:06:34 DP1 TP0] Watchdog timeout (self.watchdog_timeout=300)", 7, e);
+  CHECK(e.line == 7);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.has_timestamp);
+  CHECK(e.timestamp.year == 2025);
+  CHECK(e.timestamp.month == 4);
+  CHECK(e.timestamp.second == 34);
+  CHECK(e.timestamp_text == "2025-04-03 20:06:34");
+  CHECK(e.process == "DP1 TP0");
+  CHECK(e.level.empty());
+  CHECK(e.message == "Watchdog timeout (self.watchdog_timeout=300)");
+}
+
+TEST_CASE("SGLang lines without rank tag or without timestamp are recognised", "[parse][sglang]") {
+  LineEvent e;
+  parse_line("[2026-05-23 07:40:53] Load weight begin. avail mem=50.69 GB", 1, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.process.empty());
+  CHECK(e.message == "Load weight begin. avail mem=50.69 GB");
+
+  parse_line("[TP0 EP0] Load weight begin. avail mem=108.11 GB", 2, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK_FALSE(e.has_timestamp);
+  CHECK(e.process == "TP0 EP0");
+
+  parse_line("[2026-07-01 15:18:59 ATTN_CP1 MOE_DP2 TP9] x", 3, e);
+  CHECK(e.process == "ATTN_CP1 MOE_DP2 TP9");
+}
+
+TEST_CASE("SGLang uvicorn lines carry a level", "[parse][sglang]") {
+  LineEvent e;
+  parse_line("[2026-05-23 07:41:06] INFO:     Application startup complete.", 1, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.level == "INFO");
+  CHECK(e.message == "Application startup complete.");
+}
+
+TEST_CASE("Bracketed text that is not an SGLang header stays unknown", "[parse][sglang]") {
+  LineEvent e;
+  parse_line("[rank0]: Traceback (most recent call last):", 1, e);
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.message == "[rank0]: Traceback (most recent call last):");
+  parse_line("[2026-13-01 00:00:00] bad month", 1, e);
+  CHECK(e.dialect == Dialect::Unknown);
+}
+
+TEST_CASE("vLLM lines give process, pid, level, timestamp without year and source", "[parse][vllm]") {
+  LineEvent e;
+  parse_line(
+      "(EngineCore_DP0 pid=79) INFO 12-25 04:53:55 [kv_cache_utils.py:1291] GPU KV cache size: "
+      "211,936 tokens",
+      3, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "EngineCore_DP0");
+  CHECK(e.pid == 79);
+  CHECK(e.level == "INFO");
+  CHECK(e.timestamp.year == 0);
+  CHECK(e.timestamp.month == 12);
+  CHECK(e.timestamp.day == 25);
+  CHECK(e.timestamp_text == "12-25 04:53:55");
+  CHECK(e.source == "kv_cache_utils.py:1291");
+  CHECK(e.message == "GPU KV cache size: 211,936 tokens");
+}
+
+TEST_CASE("vLLM worker, Ray and unprefixed forms are recognised", "[parse][vllm]") {
+  LineEvent e;
+  parse_line("(VllmWorker rank=2 pid=504) ERROR 05-04 12:23:00 [multiproc_executor.py:380] "
+             "WorkerProc hit an exception: boom",
+             1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "VllmWorker rank=2");
+  CHECK(e.level == "ERROR");
+  CHECK(e.message == "WorkerProc hit an exception: boom");
+
+  parse_line("(RayWorkerWrapper pid=206994, ip=10.0.0.3) INFO 05-04 12:23:00 [a.py:1] hi", 1, e);
+  CHECK(e.process == "RayWorkerWrapper");
+  CHECK(e.pid == 206994);
+  CHECK(e.message == "hi");
+
+  parse_line("INFO 04-29 22:59:27 [loader.py:458] Loading weights took 3.10 seconds", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process.empty());
+  CHECK(e.message == "Loading weights took 3.10 seconds");
+
+  parse_line("INFO 03-01 10:30:57 worker.py:267] Memory profiling takes 1.48 seconds", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.source == "worker.py:267");
+  CHECK(e.message == "Memory profiling takes 1.48 seconds");
+}
+
+TEST_CASE("A vLLM process prefix without a record header is raw process output", "[parse][vllm]") {
+  LineEvent e;
+  parse_line("(EngineCore_DP0 pid=265) Traceback (most recent call last):", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.level.empty());
+  CHECK(e.process == "EngineCore_DP0");
+  CHECK(e.message == "Traceback (most recent call last):");
+}
+
+TEST_CASE("ANSI colour, OSC sequences and carriage returns are removed", "[parse][sanitize]") {
+  LineEvent e;
+  parse_line("\x1b[36m(APIServer pid=1)\x1b[0m \x1b[32mINFO\x1b[0m 12-25 04:48:38 "
+             "[api_server.py:1351] vLLM API server version 0.13.0\r",
+             1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "APIServer");
+  CHECK(e.message == "vLLM API server version 0.13.0");
+  CHECK(e.text.find('\x1b') == std::string::npos);
+
+  parse_line("before\x1b]0;window title\x07" "after\x1b]8;;http://x\x1b\\" "link", 1, e);
+  CHECK(e.text == "beforeafterlink");
+}
+
+TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD; valid UTF-8 is kept", "[parse][sanitize]") {
+  std::string out;
+  logrx::sanitize_line(std::string("a\xff" "b\0c", 5), out);
+  CHECK(out == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
+  logrx::sanitize_line("100%|\xE2\x96\x88\xE2\x96\x88|", out);
+  CHECK(out == "100%|\xE2\x96\x88\xE2\x96\x88|");
+  logrx::sanitize_line("overlong \xC0\xAF and surrogate \xED\xA0\x80", out);
+  CHECK(out.find("\xC0") == std::string::npos);
+  CHECK(out.find("\xED\xA0") == std::string::npos);
+  logrx::sanitize_line("cut \xE2\x96", out);
+  CHECK(out == "cut \xEF\xBF\xBD\xEF\xBF\xBD");
+}

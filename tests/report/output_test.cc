@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "logrx/output.h"
+#include "support/test_support.h"
+
+using logrx::test::load_builtin;
+using logrx::test::scan_text;
+
+TEST_CASE("JSON output follows the public contract", "[report][json]") {
+  auto book = load_builtin();
+  auto report = scan_text(
+      book,
+      "[2026-06-02 11:20:01] Attention backend not specified.\n"
+      "ValueError: Speculative decoding for Qwen3_5ForConditionalGeneration is not compatible "
+      "with radix cache when using --mamba-scheduler-strategy no_buffer.To use radix cache\n");
+  auto doc = nlohmann::json::parse(logrx::to_json(report));
+  REQUIRE(doc.at("findings").size() == 1);
+  const auto& f = doc.at("findings")[0];
+  CHECK(f.at("rule") == "sglang.config.spec-radix-no-buffer");
+  CHECK(f.at("category") == "config_conflict");
+  CHECK(f.at("severity") == "fatal");
+  CHECK(f.at("line") == 2);
+  CHECK(f.at("run") == 1);
+  CHECK(f.at("stale") == false);
+  CHECK(f.at("server") == "sglang");
+  CHECK(f.at("title").is_string());
+  CHECK(f.at("message").get<std::string>().rfind("ValueError: Speculative decoding", 0) == 0);
+  CHECK(f.at("captures").at("model_arch") == "Qwen3_5ForConditionalGeneration");
+  const auto& fixes = f.at("remediation");
+  CHECK(fixes[0].at("flag") == "--mamba-scheduler-strategy");
+  CHECK(fixes[0].at("value") == "extra_buffer");
+  CHECK(fixes[1].at("env") == "SGLANG_ENABLE_SPEC_V2");
+  CHECK(fixes[1].at("value") == "1");
+  CHECK(fixes[2].at("flag") == "--disable-radix-cache");
+  CHECK_FALSE(fixes[2].contains("value"));
+  CHECK(fixes[2].at("alternative") == true);
+
+  const auto& merged = doc.at("remediation");
+  REQUIRE(merged.size() == 2);  // alternatives are not merged
+  CHECK(merged[0].at("flag") == "--mamba-scheduler-strategy");
+  CHECK(merged[1].at("env") == "SGLANG_ENABLE_SPEC_V2");
+
+  const auto& summary = doc.at("summary");
+  CHECK(summary.at("lines") == 2);
+  CHECK(summary.at("findings") == 1);
+  CHECK(summary.at("worst_severity") == "fatal");
+  CHECK(summary.at("by_category").at("config_conflict") == 1);
+}
+
+TEST_CASE("An empty report is still a complete document", "[report][json]") {
+  auto doc = nlohmann::json::parse(logrx::to_json(logrx::Report{}));
+  CHECK(doc.at("findings").empty());
+  CHECK(doc.at("remediation").empty());
+  CHECK(doc.at("summary").at("worst_severity") == "none");
+}
+
+TEST_CASE("Text output never lets control characters reach the terminal", "[report][text]") {
+  CHECK(logrx::escape_for_terminal("a\x1b[2Jb") == "a\\x1b[2Jb");
+  CHECK(logrx::escape_for_terminal("bell\x07 del\x7f") == "bell\\x07 del\\x7f");
+  CHECK(logrx::escape_for_terminal("csi\xC2\x9B" "31m") == "csi\\u009b31m");
+  CHECK(logrx::escape_for_terminal("tab\tok \xE2\x96\x88") == "tab\tok \xE2\x96\x88");
+
+  logrx::Report report;
+  logrx::Finding f;
+  f.file = "x.log";
+  f.line = 3;
+  f.message = "evil \x1b]0;title\x07 text";
+  f.title = "t";
+  report.findings.push_back(f);
+  std::ostringstream out;
+  logrx::write_text(out, report, {});
+  CHECK(out.str().find('\x1b') == std::string::npos);
+  CHECK(out.str().find('\x07') == std::string::npos);
+  CHECK(out.str().find("x.log:3") != std::string::npos);
+}
+
+TEST_CASE("Colour is only emitted when asked for", "[report][text]") {
+  auto book = load_builtin();
+  auto report = scan_text(book, "RuntimeError: CUDA error: out of memory\n");
+  std::ostringstream plain;
+  logrx::write_text(plain, report, {false, true});
+  CHECK(plain.str().find('\x1b') == std::string::npos);
+  std::ostringstream coloured;
+  logrx::write_text(coloured, report, {true, true});
+  CHECK(coloured.str().find("\x1b[") != std::string::npos);
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the unit tests: temporary rule directories and a
+// one-call way to scan text with a rulebook.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "logrx/analyzer.h"
+#include "logrx/rulebook.h"
+
+namespace logrx::test {
+
+// A directory under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("logrx-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string write(const std::string& name, const std::string& text) const {
+    auto file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file.string();
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A minimal valid rule as JSON, with the given id and pattern.
+inline std::string rule_json(const std::string& id, const std::string& pattern,
+                             const std::string& extra = "") {
+  return "{\"id\": \"" + id +
+         "\", \"title\": \"t\", \"category\": \"memory_pressure\", \"severity\": \"error\", "
+         "\"servers\": [\"any\"], \"pattern\": \"" + pattern +
+         "\", \"explanation\": \"e\", \"remediation\": [], \"examples\": {\"match\": [], "
+         "\"no_match\": []}" + extra + "}";
+}
+
+inline std::string rule_file(const std::string& rules) {
+  return "{\"version\": 1, \"rules\": [" + rules + "]}";
+}
+
+inline std::string builtin_rules_dir() { return LOGRX_SOURCE_DIR "/rules"; }
+
+inline Rulebook load_builtin() {
+  Diagnostics errors;
+  auto book = Rulebook::load({{builtin_rules_dir()}}, errors);
+  if (!book) throw std::runtime_error("built-in rulebook failed to load");
+  return *book;
+}
+
+inline Report scan_text(const Rulebook& book, const std::string& text) {
+  Analyzer analyzer(book, AnalyzerOptions{"test.log"});
+  analyzer.feed(text);
+  return analyzer.finish();
+}
+
+}  // namespace logrx::test
