@@ -88,6 +88,18 @@ std::string read_stream(const std::string& path,
   return error;
 }
 
+std::optional<std::int64_t> file_mtime(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return static_cast<std::int64_t>(info.st_mtime);
+}
+
+bool stdin_is_stream() {
+  struct stat info {};
+  if (::fstat(STDIN_FILENO, &info) != 0) return false;
+  return !S_ISREG(info.st_mode);
+}
+
 bool stdout_wants_color() {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;

@@ -2,6 +2,7 @@
 // What the subcommands share: exit codes, finding the rulebook, reading input.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +38,12 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options);
 // message, "" on success.
 std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink);
+
+// Modification time of a file (Unix seconds), std::nullopt when unknown.
+std::optional<std::int64_t> file_mtime(const std::string& path);
+
+// True when standard input is a pipe, socket or terminal (not a file).
+bool stdin_is_stream();
 
 // True when stdout is a terminal and NO_COLOR is not set.
 bool stdout_wants_color();

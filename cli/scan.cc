@@ -29,6 +29,19 @@ void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   scan->add_flag("--brief", options.brief, "Text output without explanations");
+  scan->add_flag("--all-runs", options.all_runs,
+                 "Count findings of earlier launches in the file for --fail-on too");
+  scan->add_option("--launch-cmd", options.launch_command,
+                   "The command you believe produced the log; contradictions are reported as "
+                   "stale_output")
+      ->type_name("CMD");
+  scan->add_option("--since", options.since,
+                   "When the server was launched (ISO 8601, local time unless a zone is given); "
+                   "a log that predates it is stale")
+      ->type_name("TIME")
+      ->check([](const std::string& value) {
+        return parse_iso8601(value) ? std::string() : "not an ISO 8601 time: " + value;
+      });
   scan->footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it, "
       "2 usage, input or rule errors.");
@@ -48,14 +61,20 @@ int run_scan(const ScanOptions& options) {
   bool as_text = options.format == "text";
 
   bool input_error = false;
+  bool streamed = false;
   std::vector<Report> reports;
   for (const std::string& file : files) {
     AnalyzerOptions analyzer_options;
     analyzer_options.stream_name = file == "-" ? "<stdin>" : file;
+    analyzer_options.launch_command = options.launch_command;
+    analyzer_options.since = options.since;
+    if (file != "-") analyzer_options.file_mtime = file_mtime(file);
     Analyzer analyzer(*book, analyzer_options);
-    if (as_text) {
-      // Findings are printed as they are found, so `tail -F log | logrx scan`
-      // shows them live.
+    if (as_text && file == "-" && stdin_is_stream()) {
+      // From a pipe, findings are printed as they are found, so
+      // `tail -F log | logrx scan` shows them live; files are reported whole,
+      // once runs, wrappers and stale findings are known.
+      streamed = true;
       analyzer.on_finding([&text](const Finding& finding) {
         write_finding_text(std::cout, finding, text);
         std::cout.flush();
@@ -72,6 +91,8 @@ int run_scan(const ScanOptions& options) {
   Report report = merge_reports(std::move(reports));
 
   if (as_text) {
+    if (!streamed)
+      for (const Finding& finding : report.findings) write_finding_text(std::cout, finding, text);
     write_summary_text(std::cout, report, text);
   } else {
     std::cout << to_json(report) << "\n";
@@ -82,7 +103,7 @@ int run_scan(const ScanOptions& options) {
   if (options.fail_on == "never") return kExitClean;
   Severity threshold = *parse_severity(options.fail_on);
   for (const Finding& finding : report.findings)
-    if (!finding.stale && finding.severity >= threshold) return kExitFindings;
+    if ((options.all_runs || !finding.stale) && finding.severity >= threshold) return kExitFindings;
   // Findings beyond the stored cap still count through the summary.
   if (report.summary.worst_severity && *report.summary.worst_severity >= threshold &&
       report.summary.findings_dropped > 0)

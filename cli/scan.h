@@ -15,6 +15,9 @@ struct ScanOptions {
   std::string fail_on = "error";
   std::string color = "auto";
   bool brief = false;
+  bool all_runs = false;
+  std::string launch_command;
+  std::string since;
   RuleOptions rules;
 };
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,17 @@ struct AnalyzerOptions {
   std::string stream_name = "<stdin>";
   std::size_t max_line_bytes = 64 * 1024;  // longer lines keep this prefix
   std::size_t max_findings = 10000;        // stored findings; the rest are counted
+  std::size_t max_event_lines = 2000;      // a traceback longer than this is cut into pieces
+  // The intended run, to detect a log that describes another process:
+  std::string launch_command;       // the command the operator believes produced the log
+  std::string since;                // launch time, ISO 8601 ("2026-11-29T09:30:00[Z|+01:00]")
+  std::optional<std::int64_t> file_mtime;  // the log file's modification time (Unix seconds)
+  bool include_silent = false;      // report fact-only rules too (rule testing)
 };
+
+// Parses an ISO 8601 time ("2026-11-29T09:30:00", optional fraction and zone)
+// into Unix seconds; local time unless a zone is given.
+std::optional<std::int64_t> parse_iso8601(std::string_view text);
 
 class Analyzer {
  public:

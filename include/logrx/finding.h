@@ -25,11 +25,20 @@ struct RemediationItem {
   std::string why;
   bool alternative = false;
   std::string rule_id;  // the rule that prescribed it
+  // Other values prescribed for the same flag in the same run, which lost to
+  // this one (merged remediation only): "value (rule)".
+  std::vector<std::string> conflicts;
 };
 
 struct EvidenceLine {
   std::uint64_t line = 0;
   std::string text;
+};
+
+// The root cause a wrapper finding points to.
+struct RootCause {
+  std::string rule_id;
+  std::uint64_t line = 0;
 };
 
 struct Finding {
@@ -52,10 +61,48 @@ struct Finding {
   std::vector<RemediationItem> remediation;
   std::vector<std::string> references;
   std::vector<EvidenceLine> evidence;
+  std::string phase;            // phase of the run when the line was written
+  std::uint64_t event_start = 0;  // first line of the multi-line event (traceback)
+  std::string exception;        // final exception line of the event, "" when none
+  std::string root_exception;   // first exception of a chain (the root cause)
+  std::vector<std::string> ranks;  // ranks/processes that logged the same error
+  std::size_t count = 1;        // occurrences merged into this finding
+  std::uint64_t last_line = 0;  // line of the last merged occurrence
+  bool truncated = false;       // the matched line was cut (over-long or unterminated)
+  bool wrapper = false;         // a consequence of another finding
+  std::optional<RootCause> root_cause;  // for wrappers, when the cause is in the log
+};
+
+// A fact recorded for a run: from a rule's capture or the server's config dump.
+struct Fact {
+  std::string text;               // as printed ("0.8", "EAGLE", "True", "None")
+  std::optional<double> number;   // when it is a number
+  std::uint64_t line = 0;         // where it was last set
+};
+
+// One launch of the server inside the stream.
+struct RunInfo {
+  int run = 1;
+  std::uint64_t first_line = 0;
+  std::uint64_t last_line = 0;
+  std::string server;         // dialect seen in the run
+  std::string phase;          // the last phase reached
+  bool reached_ready = false;
+  std::string first_timestamp;
+  std::string last_timestamp;
+  std::map<std::string, Fact> facts;
+};
+
+// A problem with the input that is not a finding (a config dump that does not parse).
+struct ScanDiagnostic {
+  std::string file;
+  std::uint64_t line = 0;
+  std::string message;
 };
 
 struct Summary {
   std::uint64_t lines = 0;
+  int runs = 0;
   std::size_t findings = 0;            // every finding, including ones not stored
   std::size_t findings_dropped = 0;    // not stored because of AnalyzerOptions::max_findings
   std::optional<Severity> worst_severity;
@@ -68,6 +115,8 @@ struct Report {
   std::vector<Finding> findings;             // in line order (then rule id)
   std::vector<RemediationItem> remediation;  // merged, de-duplicated, latest run
   Summary summary;
+  std::vector<RunInfo> runs;                 // every launch found in the stream
+  std::vector<ScanDiagnostic> diagnostics;
 };
 
 // Combines the reports of several streams (several files) into one: findings

@@ -23,20 +23,32 @@
 
 namespace logrx {
 
-// One remediation item as written in a rule. `value` may refer to captures as
-// {name}; it is expanded when the rule fires.
+// One remediation item as written in a rule. `value` may refer to captures
+// and facts as {name} and embed expressions as {= expr}; `expr` computes the
+// value instead (see docs/rules.md for the expression language).
 struct RemediationSpec {
   enum class Kind { Flag, Env };
   Kind kind = Kind::Flag;
   std::string name;          // "--mem-fraction-static" or "SGLANG_ENABLE_SPEC_V2"
   std::optional<std::string> value;
-  std::string why;           // may refer to captures as {name}
+  std::string expr;          // computed value; "" when none
+  std::string when;          // condition; "" means always
+  std::string why;           // template; {value} is the item's value
   bool alternative = false;  // part of an alternative fix, not the primary one
 };
 
 struct RuleExample {
-  std::string line;                           // a full log line, header included or not
-  std::map<std::string, std::string> captures;  // expected captures (match examples only)
+  std::string line;                             // a log line (for "line" rules)
+  std::vector<std::string> log;                 // a short log (any rule kind)
+  std::map<std::string, std::string> captures;  // expected captures (line match examples)
+};
+
+// When a rule is evaluated.
+enum class Trigger {
+  Line,    // on every line its pattern matches
+  Facts,   // when the run's facts make its condition true (once per run)
+  RunEnd,  // once at the end of every run
+  Engine,  // emitted by the analyzer itself (stale output); no pattern
 };
 
 // A rule as read from rules/, validated.
@@ -46,12 +58,21 @@ struct RuleSpec {
   Category category = Category::Other;
   Severity severity = Severity::Warning;
   std::vector<std::string> servers;  // "sglang", "vllm", ..., or "any"
+  Trigger trigger = Trigger::Line;
   std::string pattern;               // RE2 syntax, named captures (?P<name>...)
+  std::string when;                  // condition over captures, facts and run state
+  std::vector<std::pair<std::string, std::string>> facts;  // fact name -> expression
+  std::string config_dump;           // capture holding a config dump to read into facts
+  std::vector<std::string> config_keys;  // dump keys other rules may rely on
+  std::string sets_phase;            // phase the run enters on this line
+  bool starts_run = false;           // a launch banner
+  bool silent = false;               // records facts/phase only, never a finding
+  bool wrapper = false;              // a consequence; the cause is logged elsewhere
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;
   std::vector<RuleExample> must_match;
-  std::vector<std::string> must_not_match;
+  std::vector<RuleExample> must_not_match;
   std::string file;          // where the rule was loaded from, "" when built in code
   std::string json_pointer;  // "/rules/3"
   int line = 0;              // position of the rule's object in that file
@@ -60,6 +81,11 @@ struct RuleSpec {
   // ("/pattern", "/remediation/0/value"); used to place compile errors.
   std::map<std::string, std::pair<int, int>> field_positions;
 };
+
+// Phases of a run, in order.
+inline constexpr const char* kPhases[] = {"launching", "loading_weights",
+                                          "allocating_memory_pool", "capturing_cuda_graphs",
+                                          "ready", "serving", "exited"};
 
 // A directory (searched recursively for *.json) or a single .json file.
 struct RuleSource {

@@ -1,20 +1,184 @@
 // SPDX-License-Identifier: MIT
+// The per-stream analyzer. Per line: find the run it belongs to, attach it
+// to the open multi-line event (traceback), match the rules, record facts and
+// phases, and hold findings until their event closes so each one knows its
+// line range; then merge the same error from several ranks into one finding.
 #include "logrx/analyzer.h"
 
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 
+#include "analysis/analyzer_impl.h"
 #include "logrx/line.h"
 #include "match/rulebook_impl.h"
 #include "match/template.h"
+#include "parse/config_dump.h"
+#include "util/text.h"
 
 namespace logrx {
+namespace {
+
+using detail::Value;
+
+constexpr std::size_t kPhaseCount = sizeof(kPhases) / sizeof(kPhases[0]);
+constexpr std::size_t kPhaseReady = 4;
+constexpr std::size_t kPhaseExited = 6;
+// Processes of one server flush independently, so slightly older timestamps
+// are normal; only a jump back of more than this starts a new run.
+constexpr std::int64_t kBackwardsJumpSeconds = 60;
+
+std::size_t phase_index(const std::string& name) {
+  for (std::size_t i = 0; i < kPhaseCount; ++i)
+    if (name == kPhases[i]) return i;
+  return 0;
+}
+
+Value to_value(const detail::ConfigValue& c) {
+  switch (c.kind) {
+    case detail::ConfigValue::Kind::None:
+      return Value::null();
+    case detail::ConfigValue::Kind::Bool:
+      return Value::of(c.boolean);
+    case detail::ConfigValue::Kind::Number:
+      return Value::of(c.number);
+    case detail::ConfigValue::Kind::String:
+    case detail::ConfigValue::Kind::Raw:
+      break;
+  }
+  return Value::of(c.text);
+}
+
+bool is_exception_line(std::string_view message) {
+  // "RuntimeError: ...", "torch.OutOfMemoryError: ...", "KeyboardInterrupt"
+  if (message.empty() || message[0] == ' ' || message[0] == '\t') return false;
+  std::size_t end = 0;
+  while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                  message[end] == '_' || message[end] == '.'))
+    ++end;
+  if (end == 0 || (end < message.size() && message[end] != ':')) return false;
+  std::string_view name = message.substr(0, end);
+  for (std::string_view suffix : {"Error", "Exception", "Exit", "Interrupt", "Warning", "Failure"})
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
+      return true;
+  return false;
+}
+
+bool is_chain_marker(std::string_view message) {
+  return detail::starts_with(message, "The above exception was the direct cause") ||
+         detail::starts_with(message, "During handling of the above exception");
+}
+
+bool opens_traceback(std::string_view message) {
+  if (message.find("Traceback (most recent call last):") != std::string_view::npos) return true;
+  // multiprocessing's "Process EngineCore_DP0:" before a child's traceback
+  if (detail::starts_with(message, "Process ") && !message.empty() && message.back() == ':' &&
+      message.find(' ', 8) == std::string_view::npos)
+    return true;
+  return false;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::int64_t timestamp_seconds(const Timestamp& ts, int year) {
+  // Days from civil (proleptic Gregorian), good for ordering and differences.
+  int y = ts.year != 0 ? ts.year : year;
+  int m = ts.month;
+  y -= m <= 2 ? 1 : 0;
+  int era = (y >= 0 ? y : y - 399) / 400;
+  int yoe = y - era * 400;
+  int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + ts.day - 1;
+  int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  return days * 86400 + ts.hour * 3600 + ts.minute * 60 + ts.second;
+}
+
+Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                       int run, std::string message) {
+  Finding f;
+  f.rule_id = rule.id;
+  f.title = rule.title;
+  f.explanation = rule.explanation;
+  f.category = rule.category;
+  f.severity = rule.severity;
+  f.file = stream;
+  f.line = line;
+  f.end_line = line;
+  f.last_line = line;
+  f.run = run;
+  f.server = rule.servers.size() == 1 ? rule.servers[0] : "any";
+  f.message = std::move(message);
+  f.references = rule.references;
+  for (const RemediationSpec& spec : rule.remediation) {
+    if (!spec.value) continue;
+    RemediationItem item;
+    item.kind = spec.kind == RemediationSpec::Kind::Flag ? RemediationItem::Kind::Flag
+                                                         : RemediationItem::Kind::Env;
+    item.name = spec.name;
+    item.value = spec.value;
+    item.why = spec.why;
+    item.alternative = spec.alternative;
+    item.rule_id = rule.id;
+    f.remediation.push_back(std::move(item));
+  }
+  return f;
+}
+
+}  // namespace detail
 
 struct Analyzer::Impl {
   Impl(Rulebook book, AnalyzerOptions opts)
       : rulebook(std::move(book)),
         rules(RulebookAccess::impl(rulebook)),
         options(std::move(opts)),
-        splitter(options.max_line_bytes) {}
+        splitter(options.max_line_bytes) {
+    start_run(1);
+  }
+
+  struct Match {
+    std::size_t rule;
+    std::map<std::string, std::string> captures;
+  };
+
+  struct Run {
+    int number = 1;
+    std::size_t phase = 0;
+    bool reached_ready = false;
+    Dialect server = Dialect::Unknown;
+    std::map<std::string, Value> facts;
+    std::map<std::string, std::uint64_t> fact_lines;
+    std::set<std::string> banners;
+    bool has_timestamp = false;
+    Timestamp last_timestamp;
+    std::string first_timestamp_text;
+    std::string last_timestamp_text;
+    std::uint64_t first_line = 0;
+    std::uint64_t last_line = 0;
+    std::uint64_t lines = 0;
+    std::size_t errors = 0;
+    std::set<std::size_t> fired_fact_rules;
+    std::size_t first_finding = 0;  // index into report.findings
+  };
+
+  struct Event {
+    bool open = false;
+    bool traceback = false;
+    Dialect dialect = Dialect::Unknown;
+    std::int64_t pid = -1;
+    std::string source;
+    std::string process;
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t lines = 0;
+    bool after_exception = false;
+    std::string first_exception;
+    std::string last_exception;
+  };
 
   Rulebook rulebook;  // keeps `rules` alive
   const Rulebook::Impl& rules;
@@ -22,13 +186,333 @@ struct Analyzer::Impl {
   LineSplitter splitter;
   LineEvent event;
   std::vector<int> candidates;
-  std::map<std::string, std::string> captures;
+  std::vector<Match> matches;
+  std::map<std::string, std::string> scratch_captures;
   FindingCallback callback;
   Report report;
-  // Continuation lines (tracebacks, raw prints) carry no header: they belong
-  // to the server the stream was last seen writing.
+  Run run;
+  Event open_event;
+  std::vector<Finding> held;  // findings of the open event
+  std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
   Dialect stream_dialect = Dialect::Unknown;
   bool finished = false;
+
+  // ---- expressions ------------------------------------------------------
+
+  std::optional<Value> lookup(const std::string& name,
+                              const std::map<std::string, std::string>* captures,
+                              const std::optional<Value>& item_value) const {
+    if (captures != nullptr) {
+      auto it = captures->find(name);
+      if (it != captures->end()) return Value::of(it->second);
+    }
+    if (auto it = run.facts.find(name); it != run.facts.end()) return it->second;
+    if (name == "phase") return Value::of(std::string(kPhases[run.phase]));
+    if (name == "run") return Value::of(static_cast<double>(run.number));
+    if (name == "server") {
+      Dialect d = run.server != Dialect::Unknown ? run.server : stream_dialect;
+      return Value::of(std::string(to_string(d)));
+    }
+    if (name == "reached_ready") return Value::of(run.reached_ready);
+    if (name == "errors") return Value::of(static_cast<double>(run.errors));
+    if (name == "lines") return Value::of(static_cast<double>(run.lines));
+    if (name == "truncated") return Value::of(event.truncated);
+    if (name == "value" && item_value) return item_value;
+    return std::nullopt;
+  }
+
+  detail::Lookup lookup_for(const std::map<std::string, std::string>* captures,
+                            std::optional<Value> item_value = std::nullopt) const {
+    return [this, captures, item_value](const std::string& name) {
+      return lookup(name, captures, item_value);
+    };
+  }
+
+  bool condition_holds(const std::optional<detail::Expression>& when,
+                       const std::map<std::string, std::string>* captures) const {
+    if (!when) return true;
+    auto v = when->evaluate(lookup_for(captures));
+    return v && v->truthy();
+  }
+
+  // ---- runs -------------------------------------------------------------
+
+  void start_run(int number) {
+    run = Run{};
+    run.number = number;
+    run.first_finding = report.findings.size();
+    merged.clear();
+  }
+
+  void close_run() {
+    close_event();
+    for (int index : rules.run_end_rules) {
+      auto rule_index = static_cast<std::size_t>(index);
+      if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
+      Finding f = make_finding(rule_index, nullptr, run.last_line);
+      f.message = detail::expand_template(rules.rules[rule_index].title, lookup_for(nullptr))
+                      .value_or(rules.rules[rule_index].title);
+      add_finding(std::move(f));
+    }
+    link_wrappers();
+    RunInfo info;
+    info.run = run.number;
+    info.first_line = run.first_line;
+    info.last_line = run.last_line;
+    info.server = std::string(to_string(run.server));
+    info.phase = kPhases[run.phase];
+    info.reached_ready = run.reached_ready;
+    info.first_timestamp = run.first_timestamp_text;
+    info.last_timestamp = run.last_timestamp_text;
+    for (const auto& [name, value] : run.facts) {
+      Fact fact;
+      fact.text = value.to_string();
+      if (value.kind == Value::Kind::Number) fact.number = value.number;
+      fact.line = run.fact_lines[name];
+      info.facts.emplace(name, std::move(fact));
+    }
+    report.runs.push_back(std::move(info));
+  }
+
+  // A wrapper ("Scheduler hit an exception", "Engine core initialization
+  // failed") points to the cause: the nearest non-wrapper error of the run,
+  // inside its own event first. It never outranks that cause.
+  void link_wrappers() {
+    auto& all = report.findings;
+    for (std::size_t i = run.first_finding; i < all.size(); ++i) {
+      Finding& wrapper = all[i];
+      if (!wrapper.wrapper) continue;
+      const Finding* best = nullptr;
+      std::uint64_t best_distance = UINT64_MAX;
+      for (std::size_t j = run.first_finding; j < all.size(); ++j) {
+        const Finding& cause = all[j];
+        if (cause.wrapper || cause.severity < Severity::Error ||
+            cause.category == Category::StaleOutput)
+          continue;
+        bool same_event = wrapper.event_start != 0 && cause.event_start == wrapper.event_start;
+        std::uint64_t distance = cause.line > wrapper.line ? cause.line - wrapper.line
+                                                           : (wrapper.line - cause.line) * 2;
+        if (same_event) distance = 0;
+        if (distance < best_distance) {
+          best = &cause;
+          best_distance = distance;
+        }
+      }
+      if (best != nullptr) {
+        wrapper.root_cause = RootCause{best->rule_id, best->line};
+        wrapper.severity = std::min(wrapper.severity, best->severity);
+      } else {
+        wrapper.explanation +=
+            " The root cause is not in this log: the failing process's own output went "
+            "elsewhere, or it was killed without writing one (exit code -9 is usually the "
+            "host's OOM killer; check `dmesg -T | grep -i oom`).";
+      }
+    }
+  }
+
+  bool timestamp_went_backwards() const {
+    if (!event.has_timestamp || !run.has_timestamp) return false;
+    int year = run.last_timestamp.year != 0 ? run.last_timestamp.year : 2000;
+    std::int64_t now = detail::timestamp_seconds(event.timestamp, year);
+    std::int64_t before = detail::timestamp_seconds(run.last_timestamp, year);
+    // vLLM prints no year: December followed by January is the year turning.
+    if (event.timestamp.year == 0 && run.last_timestamp.month == 12 && event.timestamp.month == 1)
+      return false;
+    return before - now > kBackwardsJumpSeconds;
+  }
+
+  // ---- events -----------------------------------------------------------
+
+  bool continues_event() const {
+    if (!open_event.open) return false;
+    if (open_event.lines >= options.max_event_lines) return false;
+    if (event.dialect == Dialect::VLLM) {
+      // logger.exception repeats the record header on every line; a raw
+      // traceback repeats only the process prefix.
+      if (open_event.dialect != Dialect::VLLM || event.pid != open_event.pid) return false;
+      return event.level.empty() ? open_event.traceback : event.source == open_event.source;
+    }
+    if (event.dialect != Dialect::Unknown) return false;
+    // A raw line: SGLang writes continuation lines (tracebacks, multi-line
+    // messages) without a header.
+    if (open_event.dialect == Dialect::SGLang) return true;
+    if (!open_event.traceback) return false;
+    const std::string& m = event.message;
+    if (open_event.after_exception)
+      return m.empty() || is_chain_marker(m) || opens_traceback(m) || m[0] == ' ';
+    return true;
+  }
+
+  void open_new_event() {
+    open_event = Event{};
+    bool traceback = opens_traceback(event.message);
+    bool vllm_error = event.dialect == Dialect::VLLM &&
+                      (event.level == "ERROR" || event.level == "CRITICAL");
+    if (event.dialect != Dialect::SGLang && !traceback && !vllm_error) return;
+    open_event.open = true;
+    open_event.traceback = traceback;
+    open_event.dialect = event.dialect;
+    open_event.pid = event.pid;
+    open_event.source = event.source;
+    open_event.process = event.process;
+    open_event.start = event.line;
+    open_event.end = event.line;
+  }
+
+  void track_event() {
+    if (continues_event()) {
+      open_event.end = event.line;
+      ++open_event.lines;
+      if (opens_traceback(event.message)) open_event.traceback = true;
+    } else {
+      close_event();
+      open_new_event();
+    }
+    if (!open_event.open) return;
+    const std::string& m = event.message;
+    if (is_exception_line(m)) {
+      if (open_event.first_exception.empty()) open_event.first_exception = m;
+      open_event.last_exception = m;
+      open_event.after_exception = true;
+    } else if (is_chain_marker(m) || opens_traceback(m)) {
+      open_event.after_exception = false;
+    }
+  }
+
+  void close_event() {
+    if (!open_event.open) return;
+    std::vector<Finding> findings = std::move(held);
+    held.clear();
+    for (Finding& f : findings) {
+      f.end_line = open_event.end;
+      if (open_event.traceback || open_event.end > open_event.start) {
+        f.event_start = open_event.start;
+        f.exception = open_event.last_exception;
+        if (open_event.first_exception != open_event.last_exception)
+          f.root_exception = open_event.first_exception;
+      }
+      if (f.process.empty()) f.process = open_event.process;
+      store(std::move(f));
+    }
+    open_event = Event{};
+  }
+
+  // ---- findings ---------------------------------------------------------
+
+  Finding make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
+                       std::uint64_t line) const {
+    const RuleSpec& rule = rules.rules[index];
+    const CompiledRule& compiled = rules.compiled[index];
+    auto plain = lookup_for(captures);
+    Finding f;
+    f.rule_id = rule.id;
+    f.title = detail::expand_template(rule.title, plain).value_or(rule.title);
+    f.explanation = rule.explanation;
+    f.category = rule.category;
+    f.severity = rule.severity;
+    f.file = options.stream_name;
+    f.line = line;
+    f.end_line = line;
+    f.last_line = line;
+    f.run = run.number;
+    Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
+    if (event.dialect != Dialect::Unknown && line == event.line) effective = event.dialect;
+    f.server = rule.servers.size() == 1 && rule.servers[0] != "any"
+                   ? rule.servers[0]
+                   : std::string(to_string(effective));
+    f.phase = kPhases[run.phase];
+    f.wrapper = rule.wrapper;
+    if (captures != nullptr) f.captures = *captures;
+    for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+      const RemediationSpec& spec = rule.remediation[i];
+      const CompiledRemediation& compiled_item = compiled.remediation[i];
+      if (!condition_holds(compiled_item.when, captures)) continue;
+      RemediationItem item;
+      item.kind = spec.kind == RemediationSpec::Kind::Flag ? RemediationItem::Kind::Flag
+                                                           : RemediationItem::Kind::Env;
+      item.name = spec.name;
+      std::optional<Value> value;
+      if (compiled_item.value) {
+        // A value that cannot be computed from this log would be a guess:
+        // leave the item out rather than prescribe a wrong number.
+        value = compiled_item.value->evaluate(plain);
+        if (!value) continue;
+        item.value = value->to_string();
+      } else if (spec.value) {
+        auto text = detail::expand_template(*spec.value, plain);
+        if (!text) continue;
+        item.value = *text;
+        value = Value::of(*text);
+      }
+      item.why = detail::expand_template(spec.why, lookup_for(captures, value)).value_or(spec.why);
+      item.alternative = spec.alternative;
+      item.rule_id = rule.id;
+      f.remediation.push_back(std::move(item));
+    }
+    f.references = rule.references;
+    return f;
+  }
+
+  void add_finding(Finding f) {
+    if (f.severity >= Severity::Error && !f.wrapper) ++run.errors;
+    if (open_event.open && f.line >= open_event.start && f.line <= open_event.end) {
+      held.push_back(std::move(f));
+    } else {
+      store(std::move(f));
+    }
+  }
+
+  // Merges the same message from several ranks (or repeated) into one finding.
+  void store(Finding f) {
+    Summary& s = report.summary;
+    // A logged error and the exception that carries it ("Prefill out of
+    // memory..." then "RuntimeError: Prefill out of memory...") are one error.
+    std::string_view text = f.message;
+    if (is_exception_line(text)) {
+      std::size_t colon = text.find(": ");
+      if (colon != std::string_view::npos) text.remove_prefix(colon + 2);
+    }
+    std::string key = f.rule_id + '\n' + std::string(text);
+    if (auto it = merged.find(key); it != merged.end()) {
+      Finding& first = report.findings[it->second];
+      ++first.count;
+      first.last_line = std::max(first.last_line, f.line);
+      first.end_line = std::max(first.end_line, f.end_line);
+      if (!f.process.empty() &&
+          std::find(first.ranks.begin(), first.ranks.end(), f.process) == first.ranks.end())
+        first.ranks.push_back(f.process);
+      return;
+    }
+    ++s.findings;
+    if (!s.worst_severity || f.severity > *s.worst_severity) s.worst_severity = f.severity;
+    ++s.by_category[std::string(to_string(f.category))];
+    ++s.by_severity[std::string(to_string(f.severity))];
+    if (!f.process.empty()) f.ranks.push_back(f.process);
+    if (callback) callback(f);
+    if (report.findings.size() < options.max_findings) {
+      merged.emplace(std::move(key), report.findings.size());
+      report.findings.push_back(std::move(f));
+    } else {
+      ++s.findings_dropped;
+    }
+  }
+
+  // ---- lines ------------------------------------------------------------
+
+  void record_fact(const std::string& name, Value value) {
+    run.facts[name] = std::move(value);
+    run.fact_lines[name] = event.line;
+  }
+
+  void read_config_dump(const std::string& text) {
+    std::vector<detail::ConfigEntry> entries;
+    std::string error;
+    if (!detail::parse_config_dump(text, entries, error)) {
+      report.diagnostics.push_back(ScanDiagnostic{options.stream_name, event.line, error});
+      return;
+    }
+    for (const auto& entry : entries) record_fact(entry.key, to_value(entry.value));
+  }
 
   void process(std::string_view raw, bool truncated) {
     ++report.summary.lines;
@@ -36,72 +520,129 @@ struct Analyzer::Impl {
     event.truncated = truncated;
     if (truncated) ++report.summary.truncated_lines;
     if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
+
+    find_matches();
+
+    bool banner = false;
+    for (const Match& m : matches) {
+      const RuleSpec& rule = rules.rules[m.rule];
+      if (rule.starts_run && (run.banners.count(rule.id) > 0 || run.phase > 0)) banner = true;
+    }
+    if ((banner || timestamp_went_backwards()) && run.lines > 0) {
+      close_run();
+      start_run(run.number + 1);
+    }
+    for (const Match& m : matches)
+      if (rules.rules[m.rule].starts_run) run.banners.insert(rules.rules[m.rule].id);
+
+    ++run.lines;
+    if (run.first_line == 0) run.first_line = event.line;
+    run.last_line = event.line;
+    if (event.dialect != Dialect::Unknown && run.server == Dialect::Unknown)
+      run.server = event.dialect;
+    if (event.has_timestamp) {
+      if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
+      run.has_timestamp = true;
+      run.last_timestamp = event.timestamp;
+      run.last_timestamp_text = event.timestamp_text;
+    }
+
+    track_event();
+    if (matches.empty()) return;
+
+    // Conditions see the facts as they were before this line; facts and
+    // phases change after every rule of the line has been decided.
+    std::vector<const Match*> firing;
+    for (const Match& m : matches)
+      if (condition_holds(rules.compiled[m.rule].when, &m.captures)) firing.push_back(&m);
+
+    bool facts_changed = false;
+    for (const Match* m : firing) {
+      const RuleSpec& rule = rules.rules[m->rule];
+      for (const auto& [name, expression] : rules.compiled[m->rule].facts) {
+        if (auto value = expression.evaluate(lookup_for(&m->captures))) {
+          record_fact(name, std::move(*value));
+          facts_changed = true;
+        }
+      }
+      if (!rule.config_dump.empty()) {
+        auto it = m->captures.find(rule.config_dump);
+        if (it != m->captures.end()) {
+          read_config_dump(it->second);
+          facts_changed = true;
+        }
+      }
+    }
+    for (const Match* m : firing) {
+      const RuleSpec& rule = rules.rules[m->rule];
+      if (rule.silent && !options.include_silent) continue;
+      Finding f = make_finding(m->rule, &m->captures, event.line);
+      f.message = event.message;
+      f.process = event.process;
+      f.timestamp = event.timestamp_text;
+      f.level = event.level;
+      f.truncated = event.truncated;
+      f.evidence.push_back(EvidenceLine{event.line, event.text});
+      add_finding(std::move(f));
+    }
+    for (const Match* m : firing) {
+      const RuleSpec& rule = rules.rules[m->rule];
+      if (rule.sets_phase.empty()) continue;
+      std::size_t next = phase_index(rule.sets_phase);
+      if (next > run.phase) run.phase = next;
+      if (next >= kPhaseReady && next != kPhaseExited) run.reached_ready = true;
+    }
+    if (facts_changed) evaluate_fact_rules();
+  }
+
+  void find_matches() {
+    matches.clear();
     if (event.message.empty()) return;
     if (!rules.candidates(event.message, candidates) || candidates.empty()) return;
     Dialect effective = event.dialect != Dialect::Unknown ? event.dialect : stream_dialect;
     for (int candidate : candidates) {
       auto index = static_cast<std::size_t>(candidate);
       if (!rules.applies_to(index, effective)) continue;
-      if (!rules.extract(index, event.message, captures)) continue;
-      emit(make_finding(rules.rules[index], effective));
+      if (!rules.extract(index, event.message, scratch_captures)) continue;
+      matches.push_back(Match{index, scratch_captures});
     }
   }
 
-  Finding make_finding(const RuleSpec& rule, Dialect effective) const {
-    Finding f;
-    f.rule_id = rule.id;
-    f.title = detail::expand_template(rule.title, captures).value_or(rule.title);
-    f.explanation = rule.explanation;
-    f.category = rule.category;
-    f.severity = rule.severity;
-    f.file = options.stream_name;
-    f.line = event.line;
-    f.end_line = event.line;
-    if (rule.servers.size() == 1 && rule.servers[0] != "any") {
-      f.server = rule.servers[0];
-    } else {
-      f.server = std::string(to_string(effective));
+  // Correlation rules fire once per run, on the line whose facts completed
+  // their condition.
+  void evaluate_fact_rules() {
+    for (int index : rules.fact_rules) {
+      auto rule_index = static_cast<std::size_t>(index);
+      if (run.fired_fact_rules.count(rule_index) > 0) continue;
+      if (!rules.applies_to(rule_index, run.server)) continue;
+      if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
+      run.fired_fact_rules.insert(rule_index);
+      if (rules.rules[rule_index].silent && !options.include_silent) continue;
+      Finding f = make_finding(rule_index, nullptr, event.line);
+      f.message = f.title;
+      f.timestamp = event.timestamp_text;
+      f.evidence.push_back(EvidenceLine{event.line, event.text});
+      add_finding(std::move(f));
     }
-    f.message = event.message;
-    f.level = event.level;
-    f.process = event.process;
-    f.timestamp = event.timestamp_text;
-    f.captures = captures;
-    for (const RemediationSpec& spec : rule.remediation) {
-      RemediationItem item;
-      item.kind = spec.kind == RemediationSpec::Kind::Flag ? RemediationItem::Kind::Flag
-                                                           : RemediationItem::Kind::Env;
-      item.name = spec.name;
-      if (spec.value) {
-        // A value built from a capture the line did not carry would be a
-        // guess; leave the item out rather than prescribe a wrong number.
-        auto value = detail::expand_template(*spec.value, captures);
-        if (!value) continue;
-        item.value = std::move(*value);
-      }
-      item.why = detail::expand_template(spec.why, captures).value_or(spec.why);
-      item.alternative = spec.alternative;
-      item.rule_id = rule.id;
-      f.remediation.push_back(std::move(item));
-    }
-    f.references = rule.references;
-    f.evidence.push_back(EvidenceLine{event.line, event.text});
-    return f;
   }
 
-  void emit(Finding finding) {
-    Summary& s = report.summary;
-    ++s.findings;
-    if (!s.worst_severity || finding.severity > *s.worst_severity)
-      s.worst_severity = finding.severity;
-    ++s.by_category[std::string(to_string(finding.category))];
-    ++s.by_severity[std::string(to_string(finding.severity))];
-    if (callback) callback(finding);
-    if (report.findings.size() < options.max_findings) {
-      report.findings.push_back(std::move(finding));
-    } else {
-      ++s.findings_dropped;
-    }
+  void finish_stream() {
+    splitter.finish([this](std::string_view line, bool truncated) {
+      // The stream ended without a newline: the last line may have been cut
+      // mid-word (a killed process, a copy from a terminal).
+      process(line, true);
+      if (!truncated) --report.summary.truncated_lines;
+    });
+    if (run.lines > 0 || report.runs.empty()) close_run();
+    report.summary.runs = static_cast<int>(report.runs.size());
+    int latest = report.runs.empty() ? 1 : report.runs.back().run;
+    for (Finding& f : report.findings) f.stale = f.run < latest;
+    detail::check_stale_output(rulebook, options, report);
+    std::stable_sort(report.findings.begin(), report.findings.end(),
+                     [](const Finding& a, const Finding& b) {
+                       return std::tie(a.line, a.rule_id) < std::tie(b.line, b.rule_id);
+                     });
+    report.remediation = merge_remediation(report.findings);
   }
 };
 
@@ -127,11 +668,8 @@ void Analyzer::feed_line(std::string_view line) {
 
 Report Analyzer::finish() {
   if (!impl_->finished) {
-    impl_->splitter.finish([this](std::string_view line, bool truncated) {
-      impl_->process(line, truncated);
-    });
+    impl_->finish_stream();
     impl_->finished = true;
-    impl_->report.remediation = merge_remediation(impl_->report.findings);
   }
   return impl_->report;
 }

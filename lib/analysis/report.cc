@@ -12,6 +12,7 @@ std::vector<RemediationItem> merge_remediation(const std::vector<Finding>& findi
     RemediationItem item;
     Severity severity;
     std::size_t order;  // first time this flag was prescribed, for a stable output order
+    std::vector<std::pair<std::string, std::string>> losers;  // value, rule
   };
   std::map<std::pair<int, std::string>, Chosen> chosen;
   std::size_t order = 0;
@@ -22,17 +23,35 @@ std::vector<RemediationItem> merge_remediation(const std::vector<Finding>& findi
       auto key = std::make_pair(static_cast<int>(item.kind), item.name);
       auto it = chosen.find(key);
       if (it == chosen.end()) {
-        chosen.emplace(key, Chosen{item, finding.severity, order++});
-      } else if (finding.severity >= it->second.severity) {
-        // Findings come in line order: on a tie the later line wins, because
-        // it describes the state the server was last in.
-        it->second.item = item;
-        it->second.severity = finding.severity;
+        chosen.emplace(key, Chosen{item, finding.severity, order++, {}});
+        continue;
+      }
+      Chosen& current = it->second;
+      bool differs = current.item.value != item.value;
+      // Findings come in line order: on a tie the later line wins, because it
+      // describes the state the server was last in.
+      if (finding.severity >= current.severity) {
+        if (differs)
+          current.losers.emplace_back(current.item.value.value_or("(no value)"), current.item.rule_id);
+        current.item = item;
+        current.severity = finding.severity;
+      } else if (differs) {
+        current.losers.emplace_back(item.value.value_or("(no value)"), item.rule_id);
       }
     }
   }
   std::vector<std::pair<std::size_t, RemediationItem>> ordered;
-  for (auto& [key, value] : chosen) ordered.emplace_back(value.order, std::move(value.item));
+  for (auto& [key, value] : chosen) {
+    for (const auto& [loser_value, rule] : value.losers) {
+      // One value per flag is emitted; the others are named, never applied.
+      std::string entry = loser_value + " (" + rule + ")";
+      if (loser_value != value.item.value.value_or("(no value)") &&
+          std::find(value.item.conflicts.begin(), value.item.conflicts.end(), entry) ==
+              value.item.conflicts.end())
+        value.item.conflicts.push_back(entry);
+    }
+    ordered.emplace_back(value.order, std::move(value.item));
+  }
   std::sort(ordered.begin(), ordered.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<RemediationItem> merged;
@@ -48,6 +67,7 @@ Report merge_reports(std::vector<Report> reports) {
     Summary& s = merged.summary;
     const Summary& r = report.summary;
     s.lines += r.lines;
+    s.runs += r.runs;
     s.findings += r.findings;
     s.findings_dropped += r.findings_dropped;
     s.truncated_lines += r.truncated_lines;
@@ -55,6 +75,8 @@ Report merge_reports(std::vector<Report> reports) {
       s.worst_severity = r.worst_severity;
     for (const auto& [name, count] : r.by_category) s.by_category[name] += count;
     for (const auto& [name, count] : r.by_severity) s.by_severity[name] += count;
+    for (RunInfo& run : report.runs) merged.runs.push_back(std::move(run));
+    for (ScanDiagnostic& d : report.diagnostics) merged.diagnostics.push_back(std::move(d));
   }
   merged.remediation = merge_remediation(merged.findings);
   return merged;

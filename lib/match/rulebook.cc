@@ -38,29 +38,67 @@ void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& cod
                               rule.json_pointer.empty() ? "" : rule.json_pointer + relative});
 }
 
-void check_references(Diagnostics& errors, const RuleSpec& rule, const std::string& text,
-                      const std::string& relative, const std::set<std::string>& names) {
+bool known_variable(const std::string& name, const std::set<std::string>& known) {
+  if (known.count(name) > 0) return true;
+  for (const char* builtin : kBuiltinVariables)
+    if (name == builtin) return true;
+  return false;
+}
+
+std::optional<detail::Expression> check_expression(Diagnostics& errors, const RuleSpec& rule,
+                                                   const std::string& source,
+                                                   const std::string& relative,
+                                                   const std::set<std::string>& known) {
+  std::string error;
+  auto expression = detail::Expression::parse(source, &error);
+  if (!expression) {
+    add_error(errors, rule, "rule.bad-expression", relative,
+              "expression \"" + source + "\" does not parse: " + error);
+    return std::nullopt;
+  }
+  for (const std::string& name : expression->variables()) {
+    if (!known_variable(name, known))
+      add_error(errors, rule, "rule.unknown-variable", relative,
+                "expression refers to \"" + name +
+                    "\", which is neither a capture of the pattern nor a fact any rule records");
+  }
+  return expression;
+}
+
+void check_template(Diagnostics& errors, const RuleSpec& rule, const std::string& text,
+                    const std::string& relative, const std::set<std::string>& known) {
   auto refs = detail::template_references(text);
   if (!refs.error.empty()) {
     add_error(errors, rule, "rule.bad-template", relative, "bad template: " + refs.error);
     return;
   }
   for (const std::string& name : refs.names) {
-    if (names.count(name) == 0)
+    if (!known_variable(name, known))
       add_error(errors, rule, "rule.unknown-capture", relative,
-                "refers to {" + name + "}, but the pattern has no capture (?P<" + name + ">...)");
+                "refers to {" + name + "}, but the pattern has no capture (?P<" + name +
+                    ">...) and no rule records a fact of that name");
   }
+  for (const std::string& source : refs.expressions)
+    check_expression(errors, rule, source, relative, known);
 }
 
 }  // namespace
 
 bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
   out.clear();
+  if (selector_rules.empty()) return true;
   re2::RE2::Set::ErrorInfo info{};
   bool matched = selector->Match(re2::StringPiece(message.data(), message.size()), &out, &info);
   if (!matched) return info.kind == re2::RE2::Set::kNoError;
+  for (int& index : out) index = selector_rules[static_cast<std::size_t>(index)];
   std::sort(out.begin(), out.end());
   return true;
+}
+
+const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
+  for (const RuleSpec& rule : rules)
+    if (rule.trigger == Trigger::Engine && rule.id == id) return &rule;
+  return nullptr;
 }
 
 bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {
@@ -72,6 +110,7 @@ bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {
 bool Rulebook::Impl::extract(std::size_t index, std::string_view message,
                              std::map<std::string, std::string>& captures) const {
   const CompiledRule& rule = compiled[index];
+  if (!rule.regex) return false;
   std::size_t groups = rule.group_names.size();
   // Few rules have more than a handful of groups; the vector is only built
   // for lines that already passed the selector.
@@ -117,57 +156,89 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnosti
                     (rules[i - 1].file.empty() ? std::string("another rule") : rules[i - 1].file));
   }
 
+  // Facts any rule records (and config keys dumps provide) may be read by
+  // every rule's expressions.
+  std::set<std::string> global_facts;
+  for (const RuleSpec& rule : rules) {
+    for (const auto& fact : rule.facts) global_facts.insert(fact.first);
+    for (const std::string& key : rule.config_keys) global_facts.insert(key);
+  }
+
   auto impl = std::make_shared<Impl>();
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   impl->compiled.reserve(rules.size());
-  for (const RuleSpec& rule : rules) {
+  for (std::size_t rule_index = 0; rule_index < rules.size(); ++rule_index) {
+    const RuleSpec& rule = rules[rule_index];
     CompiledRule compiled;
-    compiled.regex = std::make_unique<re2::RE2>(rule.pattern, regex_options(kRuleMaxMem));
-    if (!compiled.regex->ok()) {
-      add_error(errors, rule, "rule.bad-pattern", "/pattern",
-                "pattern does not compile: " + compiled.regex->error());
-      impl->compiled.push_back(std::move(compiled));
-      continue;
+    std::set<std::string> known = global_facts;
+    if (rule.trigger == Trigger::Line) {
+      compiled.regex = std::make_unique<re2::RE2>(rule.pattern, regex_options(kRuleMaxMem));
+      if (!compiled.regex->ok()) {
+        add_error(errors, rule, "rule.bad-pattern", "/pattern",
+                  "pattern does not compile: " + compiled.regex->error());
+        impl->compiled.push_back(std::move(compiled));
+        continue;
+      }
+      if (re2::RE2::PartialMatch("", *compiled.regex))
+        add_error(errors, rule, "rule.matches-everything", "/pattern",
+                  "pattern matches the empty string, so it would fire on every line");
+      compiled.group_names.assign(
+          static_cast<std::size_t>(compiled.regex->NumberOfCapturingGroups()) + 1, "");
+      for (const auto& [name, index] : compiled.regex->NamedCapturingGroups()) {
+        compiled.group_names[static_cast<std::size_t>(index)] = name;
+        known.insert(name);
+      }
+      std::string set_error;
+      int set_index = impl->selector->Add(rule.pattern, &set_error);
+      if (set_index < 0) {
+        add_error(errors, rule, "rule.bad-pattern", "/pattern", "pattern rejected: " + set_error);
+      } else {
+        impl->selector_rules.push_back(static_cast<int>(rule_index));
+      }
+    } else if (rule.trigger == Trigger::Facts) {
+      impl->fact_rules.push_back(static_cast<int>(rule_index));
+    } else if (rule.trigger == Trigger::RunEnd) {
+      impl->run_end_rules.push_back(static_cast<int>(rule_index));
     }
-    if (re2::RE2::PartialMatch("", *compiled.regex))
-      add_error(errors, rule, "rule.matches-everything", "/pattern",
-                "pattern matches the empty string, so it would fire on every line");
-
-    compiled.group_names.assign(
-        static_cast<std::size_t>(compiled.regex->NumberOfCapturingGroups()) + 1, "");
-    std::set<std::string> names;
-    for (const auto& [name, index] : compiled.regex->NamedCapturingGroups()) {
-      compiled.group_names[static_cast<std::size_t>(index)] = name;
-      names.insert(name);
-    }
+    if (!rule.config_dump.empty() && known.count(rule.config_dump) == 0)
+      add_error(errors, rule, "rule.unknown-capture", "/config_dump",
+                "config_dump names \"" + rule.config_dump + "\", which the pattern does not capture");
     for (const std::string& server : rule.servers) {
       if (server == "any") compiled.any_server = true;
       if (server == "sglang") compiled.dialects.push_back(Dialect::SGLang);
       if (server == "vllm") compiled.dialects.push_back(Dialect::VLLM);
     }
-    for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
-      std::string where = "/remediation/" + std::to_string(i);
-      if (rule.remediation[i].value)
-        check_references(errors, rule, *rule.remediation[i].value, where + "/value", names);
-      check_references(errors, rule, rule.remediation[i].why, where + "/why", names);
+    if (!rule.when.empty()) compiled.when = check_expression(errors, rule, rule.when, "/when", known);
+    for (const auto& [name, source] : rule.facts) {
+      if (auto e = check_expression(errors, rule, source,
+                                    "/facts/" + name, known))
+        compiled.facts.emplace_back(name, std::move(*e));
     }
-    check_references(errors, rule, rule.title, "/title", names);
+    for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+      const RemediationSpec& item = rule.remediation[i];
+      std::string where = "/remediation/" + std::to_string(i);
+      CompiledRemediation out;
+      if (item.value) check_template(errors, rule, *item.value, where + "/value", known);
+      if (!item.expr.empty()) out.value = check_expression(errors, rule, item.expr, where + "/expr", known);
+      if (!item.when.empty()) out.when = check_expression(errors, rule, item.when, where + "/when", known);
+      check_template(errors, rule, item.why, where + "/why", known);
+      compiled.remediation.push_back(std::move(out));
+    }
+    check_template(errors, rule, rule.title, "/title", known);
     for (std::size_t i = 0; i < rule.must_match.size(); ++i) {
       for (const auto& [name, value] : rule.must_match[i].captures) {
         (void)value;
-        if (names.count(name) == 0)
+        if (compiled.group_names.end() ==
+            std::find(compiled.group_names.begin(), compiled.group_names.end(), name))
           add_error(errors, rule, "rule.unknown-capture",
                     "/examples/match/" + std::to_string(i) + "/captures",
                     "example expects capture \"" + name + "\", which the pattern does not have");
       }
     }
-    std::string set_error;
-    if (impl->selector->Add(rule.pattern, &set_error) < 0)
-      add_error(errors, rule, "rule.bad-pattern", "/pattern", "pattern rejected: " + set_error);
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;
-  if (!rules.empty() && !impl->selector->Compile()) {
+  if (!impl->selector_rules.empty() && !impl->selector->Compile()) {
     errors.push_back(Diagnostic{"engine.out-of-memory",
                                 "the rulebook's combined patterns exceed RE2's memory budget", "",
                                 "", 0, 0, ""});

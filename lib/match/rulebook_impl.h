@@ -3,39 +3,58 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <re2/re2.h>
 #include <re2/set.h>
 #include <string>
 #include <vector>
 
 #include "logrx/rulebook.h"
+#include "rules/expression.h"
 
 namespace logrx {
 
+struct CompiledRemediation {
+  std::optional<detail::Expression> value;
+  std::optional<detail::Expression> when;
+};
+
 struct CompiledRule {
-  std::unique_ptr<re2::RE2> regex;
+  std::unique_ptr<re2::RE2> regex;       // line rules only
   std::vector<std::string> group_names;  // by group index (1-based); "" for unnamed groups
   bool any_server = false;
   std::vector<Dialect> dialects;         // for servers that have a line dialect
+  std::optional<detail::Expression> when;
+  std::vector<std::pair<std::string, detail::Expression>> facts;
+  std::vector<CompiledRemediation> remediation;  // parallel to RuleSpec::remediation
 };
 
 struct Rulebook::Impl {
   std::vector<RuleSpec> rules;  // sorted by id
   std::vector<CompiledRule> compiled;
-  std::unique_ptr<re2::RE2::Set> selector;  // index i of the set is rules[i]
+  std::unique_ptr<re2::RE2::Set> selector;
+  std::vector<int> selector_rules;  // selector index -> rule index
+  std::vector<int> fact_rules;      // trigger "facts"
+  std::vector<int> run_end_rules;   // trigger "run_end"
 
-  // Indices of rules whose pattern matches `message`, sorted (= by rule id).
-  // Returns false when RE2 could not decide (out of memory): never "no match".
+  // Indices of line rules whose pattern matches `message`, sorted (= by rule
+  // id). Returns false when RE2 could not decide (out of memory): never "no match".
   bool candidates(std::string_view message, std::vector<int>& out) const;
 
   bool applies_to(std::size_t index, Dialect dialect) const;
 
   bool extract(std::size_t index, std::string_view message,
                std::map<std::string, std::string>& captures) const;
+
+  const RuleSpec* engine_rule(std::string_view id) const;
 };
 
 struct RulebookAccess {
   static const Rulebook::Impl& impl(const Rulebook& book) { return *book.impl_; }
 };
+
+// Run variables every expression may read, besides captures and facts.
+inline constexpr const char* kBuiltinVariables[] = {
+    "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated"};
 
 }  // namespace logrx

@@ -4,10 +4,11 @@
 namespace logrx::detail {
 namespace {
 
-// Walks a template, calling on_text for literal text and on_name for each
-// reference. Returns an error message, "" when well-formed.
-template <typename OnText, typename OnName>
-std::string walk(std::string_view text, OnText on_text, OnName on_name) {
+// Walks a template, calling on_text for literal text and on_ref for each
+// reference (the text between braces). Returns an error message, "" when
+// well-formed; stops early when on_ref returns false.
+template <typename OnText, typename OnRef>
+std::string walk(std::string_view text, OnText on_text, OnRef on_ref) {
   std::size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
@@ -20,9 +21,9 @@ std::string walk(std::string_view text, OnText on_text, OnName on_name) {
     } else if (c == '{') {
       std::size_t close = text.find('}', i + 1);
       if (close == std::string_view::npos) return "unclosed '{' at offset " + std::to_string(i);
-      std::string_view name = text.substr(i + 1, close - i - 1);
-      if (name.empty()) return "empty '{}' at offset " + std::to_string(i);
-      if (!on_name(name)) return "";
+      std::string_view ref = text.substr(i + 1, close - i - 1);
+      if (ref.empty()) return "empty '{}' at offset " + std::to_string(i);
+      if (!on_ref(ref)) return "";
       i = close + 1;
     } else if (c == '}') {
       return "unmatched '}' at offset " + std::to_string(i) + " (write '}}' for a brace)";
@@ -36,32 +37,44 @@ std::string walk(std::string_view text, OnText on_text, OnName on_name) {
   return "";
 }
 
+bool is_expression(std::string_view ref) { return !ref.empty() && ref[0] == '='; }
+
 }  // namespace
 
 TemplateRefs template_references(std::string_view text) {
   TemplateRefs refs;
   refs.error = walk(
       text, [](std::string_view) {},
-      [&](std::string_view name) {
-        refs.names.emplace_back(name);
+      [&](std::string_view ref) {
+        if (is_expression(ref)) {
+          refs.expressions.emplace_back(ref.substr(1));
+        } else {
+          refs.names.emplace_back(ref);
+        }
         return true;
       });
   return refs;
 }
 
-std::optional<std::string> expand_template(std::string_view text,
-                                           const std::map<std::string, std::string>& captures) {
+std::optional<std::string> expand_template(std::string_view text, const Lookup& lookup) {
   std::string out;
   bool missing = false;
   std::string error = walk(
       text, [&](std::string_view piece) { out.append(piece); },
-      [&](std::string_view name) {
-        auto it = captures.find(std::string(name));
-        if (it == captures.end()) {
+      [&](std::string_view ref) {
+        std::optional<Value> value;
+        if (is_expression(ref)) {
+          // Templates are checked when the rulebook loads, so this parse
+          // cannot fail; it runs only for lines that fired a rule.
+          if (auto e = Expression::parse(ref.substr(1), nullptr)) value = e->evaluate(lookup);
+        } else {
+          value = lookup(std::string(ref));
+        }
+        if (!value) {
           missing = true;
           return false;
         }
-        out.append(it->second);
+        out.append(value->to_string());
         return true;
       });
   if (missing || !error.empty()) return std::nullopt;

@@ -1,26 +1,27 @@
 // SPDX-License-Identifier: MIT
-// Remediation text templates: "{name}" is replaced by the capture `name`;
-// "{{" and "}}" are literal braces.
+// Text templates in titles, values and "why": "{name}" is a capture, fact or
+// run variable; "{= expr}" an expression; "{{" and "}}" literal braces.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rules/expression.h"
+
 namespace logrx::detail {
 
-// Capture names referred to by `text`, or an error message when the template
-// is malformed (an unclosed or empty brace).
+// What a template refers to: plain names and embedded expressions, or an
+// error message when the template is malformed.
 struct TemplateRefs {
   std::vector<std::string> names;
+  std::vector<std::string> expressions;
   std::string error;
 };
 TemplateRefs template_references(std::string_view text);
 
-// Expands `text`; std::nullopt when it refers to a capture that is absent.
-std::optional<std::string> expand_template(std::string_view text,
-                                           const std::map<std::string, std::string>& captures);
+// Expands `text`; std::nullopt when something it refers to has no value.
+std::optional<std::string> expand_template(std::string_view text, const Lookup& lookup);
 
 }  // namespace logrx::detail

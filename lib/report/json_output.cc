@@ -16,6 +16,7 @@ ojson remediation_json(const RemediationItem& item) {
   if (!item.why.empty()) out["why"] = item.why;
   if (item.alternative) out["alternative"] = true;
   if (!item.rule_id.empty()) out["rule"] = item.rule_id;
+  if (!item.conflicts.empty()) out["conflicts"] = item.conflicts;
   return out;
 }
 
@@ -40,6 +41,22 @@ ojson finding_json(const Finding& f) {
   out["remediation"] = ojson::array();
   for (const RemediationItem& item : f.remediation)
     out["remediation"].push_back(remediation_json(item));
+  if (!f.phase.empty()) out["phase"] = f.phase;
+  if (f.event_start != 0) out["event_start"] = f.event_start;
+  if (!f.exception.empty()) out["exception"] = f.exception;
+  if (!f.root_exception.empty()) out["root_exception"] = f.root_exception;
+  if (!f.ranks.empty()) out["ranks"] = f.ranks;
+  out["count"] = f.count;
+  if (f.last_line != f.line && f.last_line != 0) out["last_line"] = f.last_line;
+  if (f.truncated) out["truncated"] = true;
+  if (f.wrapper) {
+    out["wrapper"] = true;
+    if (f.root_cause) {
+      out["root_cause"] = ojson{{"rule", f.root_cause->rule_id}, {"line", f.root_cause->line}};
+    } else {
+      out["root_cause"] = nullptr;
+    }
+  }
   out["explanation"] = f.explanation;
   out["references"] = f.references;
   out["evidence"] = ojson::array();
@@ -69,7 +86,36 @@ std::string to_json(const Report& report, int indent) {
   for (const auto& [name, count] : s.by_severity) summary["by_severity"][name] = count;
   summary["findings_dropped"] = s.findings_dropped;
   summary["truncated_lines"] = s.truncated_lines;
+  summary["runs"] = s.runs;
   doc["summary"] = std::move(summary);
+  doc["runs"] = ojson::array();
+  for (const RunInfo& r : report.runs) {
+    ojson run;
+    run["run"] = r.run;
+    run["first_line"] = r.first_line;
+    run["last_line"] = r.last_line;
+    run["server"] = r.server;
+    run["phase"] = r.phase;
+    run["reached_ready"] = r.reached_ready;
+    if (!r.first_timestamp.empty()) run["first_timestamp"] = r.first_timestamp;
+    if (!r.last_timestamp.empty()) run["last_timestamp"] = r.last_timestamp;
+    run["facts"] = ojson::object();
+    for (const auto& [name, fact] : r.facts) {
+      if (fact.number) {
+        run["facts"][name] = *fact.number;
+      } else if (fact.text == "True" || fact.text == "False") {
+        run["facts"][name] = fact.text == "True";
+      } else if (fact.text == "None") {
+        run["facts"][name] = nullptr;
+      } else {
+        run["facts"][name] = fact.text;
+      }
+    }
+    doc["runs"].push_back(std::move(run));
+  }
+  doc["diagnostics"] = ojson::array();
+  for (const ScanDiagnostic& d : report.diagnostics)
+    doc["diagnostics"].push_back(ojson{{"file", d.file}, {"line", d.line}, {"message", d.message}});
   // Log text was sanitised to valid UTF-8, but stream names come from the
   // command line and may not be.
   return doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

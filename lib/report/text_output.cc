@@ -77,7 +77,21 @@ void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& 
         << p.severity(f.severity) << to_string(f.severity) << p.reset() << " ["
         << to_string(f.category) << "] " << escape_for_terminal(f.title) << " " << p.dim() << "("
         << f.rule_id << (f.stale ? ", stale" : "") << ")" << p.reset() << "\n";
-    out << "  " << p.dim() << "| " << p.reset() << escape_for_terminal(f.message) << "\n";
+    out << "  " << p.dim() << "| " << p.reset() << escape_for_terminal(f.message)
+        << (f.truncated ? p.dim() : "") << (f.truncated ? "  [line cut]" : "") << p.reset() << "\n";
+    std::string context;
+    if (f.run > 1 || f.stale) context += "run " + std::to_string(f.run);
+    if (!f.phase.empty()) context += (context.empty() ? "" : ", ") + std::string("phase ") + f.phase;
+    if (f.event_start != 0 && f.end_line > f.event_start)
+      context += ", lines " + std::to_string(f.event_start) + "-" + std::to_string(f.end_line);
+    if (f.ranks.size() > 1) {
+      context += ", ranks";
+      for (const std::string& rank : f.ranks) context += " " + rank;
+    }
+    if (f.count > 1) context += ", " + std::to_string(f.count) + " times";
+    if (f.root_cause)
+      context += ", caused by " + f.root_cause->rule_id + " at line " + std::to_string(f.root_cause->line);
+    if (!context.empty()) out << "  " << p.dim() << escape_for_terminal(context) << p.reset() << "\n";
     if (options.explanations && !f.explanation.empty())
       out << "  " << escape_for_terminal(f.explanation) << "\n";
     bool first_alternative = true;
@@ -102,6 +116,9 @@ void write_text(std::ostream& out, const Report& report, const TextOptions& opti
 
 void write_summary_text(std::ostream& out, const Report& report, const TextOptions& options) {
   Palette p{options.color};
+  for (const ScanDiagnostic& d : report.diagnostics)
+    out << p.dim() << escape_for_terminal(d.file) << ":" << d.line << ": note: "
+        << escape_for_terminal(d.message) << p.reset() << "\n";
   if (!report.remediation.empty()) {
     out << p.bold() << "Suggested remediation:" << p.reset() << "\n";
     for (const RemediationItem& item : report.remediation) {
@@ -109,6 +126,8 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
       if (!item.why.empty())
         out << p.dim() << "  (" << escape_for_terminal(item.why) << ")" << p.reset();
       out << "\n";
+      for (const std::string& other : item.conflicts)
+        out << "    " << p.dim() << "instead of " << escape_for_terminal(other) << p.reset() << "\n";
     }
     out << "\n";
   }
@@ -128,6 +147,7 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
     out << ")";
   }
   out << " in " << s.lines << (s.lines == 1 ? " line" : " lines");
+  if (s.runs > 1) out << ", " << s.runs << " launches";
   if (s.truncated_lines > 0) out << ", " << s.truncated_lines << " over-long lines truncated";
   if (s.findings_dropped > 0) out << ", " << s.findings_dropped << " findings not listed";
   out << "\n";

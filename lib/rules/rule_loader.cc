@@ -24,9 +24,11 @@ constexpr std::array<std::string_view, 8> kServers{"any",      "sglang", "vllm",
                                                    "llamacpp", "trtllm", "lmdeploy", "ollama"};
 constexpr std::uintmax_t kMaxRuleFileBytes = 16u << 20;
 
-constexpr std::array<std::string_view, 12> kRuleFields{
-    "id",          "title",       "category",   "severity", "servers",  "pattern",
-    "explanation", "remediation", "references", "examples", "$comment", "description"};
+constexpr std::array<std::string_view, 21> kRuleFields{
+    "id",          "title",       "category",    "severity",   "servers",     "pattern",
+    "explanation", "remediation", "references",  "examples",   "$comment",    "description",
+    "trigger",     "when",        "facts",       "config_dump", "config_keys", "phase",
+    "starts_run",  "silent",      "wrapper"};
 
 bool valid_rule_id(std::string_view id) {
   // lower-case dotted: at least two segments of [a-z0-9_-], starting alphanumeric
@@ -134,10 +136,49 @@ class RuleReader {
              "severity \"" + *severity + "\" is not one of info, warning, error, fatal");
       }
     }
-    if (auto pattern = string_field("pattern", true)) {
-      spec.pattern = *pattern;
-      if (spec.pattern.empty()) fail("rule.bad-pattern", "/pattern", "pattern is empty");
+    if (auto trigger = string_field("trigger", false)) {
+      if (*trigger == "line") {
+        spec.trigger = Trigger::Line;
+      } else if (*trigger == "facts") {
+        spec.trigger = Trigger::Facts;
+      } else if (*trigger == "run_end") {
+        spec.trigger = Trigger::RunEnd;
+      } else if (*trigger == "engine") {
+        spec.trigger = Trigger::Engine;
+      } else {
+        fail("rule.bad-trigger", "/trigger",
+             "trigger \"" + *trigger + "\" is not one of line, facts, run_end, engine");
+      }
     }
+    bool line_rule = spec.trigger == Trigger::Line;
+    if (auto pattern = string_field("pattern", line_rule)) {
+      spec.pattern = *pattern;
+      if (!line_rule) {
+        fail("rule.unexpected-field", "/pattern",
+             "only rules with trigger \"line\" have a pattern");
+      } else if (spec.pattern.empty()) {
+        fail("rule.bad-pattern", "/pattern", "pattern is empty");
+      }
+    }
+    if (auto when = string_field("when", false)) spec.when = *when;
+    if ((spec.trigger == Trigger::Facts) && spec.when.empty())
+      fail("rule.missing-field", "", "a rule with trigger \"facts\" needs a \"when\" condition");
+    if (auto dump = string_field("config_dump", false)) spec.config_dump = *dump;
+    if (auto phase = string_field("phase", false)) {
+      spec.sets_phase = *phase;
+      bool known = false;
+      for (const char* name : kPhases) known |= spec.sets_phase == name;
+      if (!known)
+        fail("rule.bad-phase", "/phase",
+             "phase \"" + spec.sets_phase +
+                 "\" is not one of launching, loading_weights, allocating_memory_pool, "
+                 "capturing_cuda_graphs, ready, serving, exited");
+    }
+    spec.starts_run = bool_field("starts_run");
+    spec.silent = bool_field("silent");
+    spec.wrapper = bool_field("wrapper");
+    read_facts(spec);
+    read_config_keys(spec);
     read_servers(spec);
     read_remediation(spec);
     read_references(spec);
@@ -162,6 +203,56 @@ class RuleReader {
       return std::nullopt;
     }
     return it->get<std::string>();
+  }
+
+  bool bool_field(const char* key) {
+    auto it = rule_.find(key);
+    if (it == rule_.end()) return false;
+    if (!it->is_boolean()) {
+      fail("rule.wrong-type", std::string("/") + key,
+           std::string("field \"") + key + "\" must be true or false");
+      return false;
+    }
+    return it->get<bool>();
+  }
+
+  void read_facts(RuleSpec& spec) {
+    auto it = rule_.find("facts");
+    if (it == rule_.end()) return;
+    if (!it->is_object()) {
+      fail("rule.wrong-type", "/facts", "field \"facts\" maps fact names to expressions");
+      return;
+    }
+    for (const auto& [name, value] : it->items()) {
+      std::string where = "/facts/" + escape_pointer_token(name);
+      if (!valid_env_name(name) || name.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos) {
+        fail("rule.bad-fact", where, "fact names are lower_case_words, not \"" + name + "\"");
+        continue;
+      }
+      if (!value.is_string()) {
+        fail("rule.wrong-type", where, "a fact is an expression string");
+        continue;
+      }
+      spec.facts.emplace_back(name, value.get<std::string>());
+    }
+  }
+
+  void read_config_keys(RuleSpec& spec) {
+    auto it = rule_.find("config_keys");
+    if (it == rule_.end()) return;
+    if (!it->is_array()) {
+      fail("rule.wrong-type", "/config_keys", "field \"config_keys\" is an array of names");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_string()) {
+        fail("rule.wrong-type", "/config_keys/" + std::to_string(i), "a config key is a string");
+        continue;
+      }
+      spec.config_keys.push_back((*it)[i].get<std::string>());
+    }
+    if (spec.config_dump.empty())
+      fail("rule.unexpected-field", "/config_keys", "config_keys needs config_dump");
   }
 
   void read_servers(RuleSpec& spec) {
@@ -250,6 +341,13 @@ class RuleReader {
             fail("rule.wrong-type", where + "/value", "\"value\" must be a string or a number");
             ok = false;
           }
+        } else if (key == "expr" || key == "when") {
+          if (value.is_string()) {
+            (key == "expr" ? out.expr : out.when) = value.get<std::string>();
+          } else {
+            fail("rule.wrong-type", where + "/" + key, "\"" + key + "\" must be an expression string");
+            ok = false;
+          }
         } else if (key == "why") {
           if (value.is_string()) {
             out.why = value.get<std::string>();
@@ -270,7 +368,11 @@ class RuleReader {
           ok = false;
         }
       }
-      if (has_env && !out.value) {
+      if (out.value && !out.expr.empty()) {
+        fail("rule.bad-remediation", where, "an item has \"value\" or \"expr\", not both");
+        ok = false;
+      }
+      if (has_env && !out.value && out.expr.empty()) {
         fail("rule.bad-remediation", where, "an environment item needs a \"value\"");
         ok = false;
       }
@@ -315,60 +417,60 @@ class RuleReader {
       if (!m->is_array()) {
         fail("rule.wrong-type", "/examples/match", "\"match\" must be an array");
       } else {
-        for (std::size_t i = 0; i < m->size(); ++i) read_match_example((*m)[i], i, spec);
+        for (std::size_t i = 0; i < m->size(); ++i)
+          read_example((*m)[i], "/examples/match/" + std::to_string(i), true, spec);
       }
     }
     if (auto n = it->find("no_match"); n != it->end()) {
       if (!n->is_array()) {
         fail("rule.wrong-type", "/examples/no_match", "\"no_match\" must be an array of strings");
       } else {
-        for (std::size_t i = 0; i < n->size(); ++i) {
-          if (!(*n)[i].is_string()) {
-            fail("rule.wrong-type", "/examples/no_match/" + std::to_string(i),
-                 "a no_match example is a string");
-            continue;
-          }
-          spec.must_not_match.push_back((*n)[i].get<std::string>());
-        }
+        for (std::size_t i = 0; i < n->size(); ++i) read_example((*n)[i], "/examples/no_match/" + std::to_string(i), false, spec);
       }
     }
   }
 
-  void read_match_example(const json& example, std::size_t index, RuleSpec& spec) {
-    std::string where = "/examples/match/" + std::to_string(index);
+  // A string is one log line; an object has "line" (and, for match
+  // examples, "captures") or "log", an array of lines scanned as a whole.
+  void read_example(const json& example, const std::string& where, bool match, RuleSpec& spec) {
     RuleExample out;
+    auto& target = match ? spec.must_match : spec.must_not_match;
     if (example.is_string()) {
       out.line = example.get<std::string>();
-      spec.must_match.push_back(std::move(out));
+      target.push_back(std::move(out));
       return;
     }
-    if (!example.is_object() || !example.contains("line") || !example.at("line").is_string()) {
-      fail("rule.wrong-type", where,
-           "a match example is a string or {\"line\": \"...\", \"captures\": {...}}");
+    const char* shape = match ? "a match example is a string, {\"line\": ..., \"captures\": {...}} or {\"log\": [lines]}"
+                              : "a no_match example is a string or {\"log\": [lines]}";
+    if (!example.is_object()) {
+      fail("rule.wrong-type", where, shape);
       return;
     }
-    out.line = example.at("line").get<std::string>();
     for (const auto& [key, value] : example.items()) {
-      if (key == "line") continue;
-      if (key != "captures") {
-        fail("rule.unknown-field", where + "/" + escape_pointer_token(key),
-             "unknown example field \"" + key + "\"");
-        return;
-      }
-      if (!value.is_object()) {
-        fail("rule.wrong-type", where + "/captures", "\"captures\" must be an object");
-        return;
-      }
-      for (const auto& [name, captured] : value.items()) {
-        if (!captured.is_string()) {
-          fail("rule.wrong-type", where + "/captures/" + escape_pointer_token(name),
-               "expected capture values are strings");
-          return;
+      if (key == "line" && value.is_string()) {
+        out.line = value.get<std::string>();
+      } else if (key == "log" && value.is_array() &&
+                 std::all_of(value.begin(), value.end(), [](const json& l) { return l.is_string(); })) {
+        for (const json& l : value) out.log.push_back(l.get<std::string>());
+      } else if (key == "captures" && match && value.is_object()) {
+        for (const auto& [name, captured] : value.items()) {
+          if (!captured.is_string()) {
+            fail("rule.wrong-type", where + "/captures/" + escape_pointer_token(name),
+                 "expected capture values are strings");
+            return;
+          }
+          out.captures[name] = captured.get<std::string>();
         }
-        out.captures[name] = captured.get<std::string>();
+      } else {
+        fail("rule.wrong-type", where + "/" + escape_pointer_token(key), shape);
+        return;
       }
     }
-    spec.must_match.push_back(std::move(out));
+    if (out.line.empty() == out.log.empty()) {
+      fail("rule.wrong-type", where, shape);
+      return;
+    }
+    target.push_back(std::move(out));
   }
 
   FileChecker& checker_;

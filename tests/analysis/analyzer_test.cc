@@ -81,9 +81,9 @@ TEST_CASE("The callback sees each finding as it is found", "[analysis][analyzer]
   Analyzer analyzer(book);
   std::vector<std::uint64_t> seen;
   analyzer.on_finding([&](const Finding& f) { seen.push_back(f.line); });
-  analyzer.feed("RuntimeError: CUDA error: out of memory\nok\nRuntimeError: CUDA er");
+  analyzer.feed("RuntimeError: CUDA error: out of memory\nok\nRuntimeError: CUDA error: an illeg");
   CHECK(seen == std::vector<std::uint64_t>{1});
-  analyzer.feed("ror: out of memory");
+  analyzer.feed("al memory access was encountered");
   CHECK(seen.size() == 1);  // the last line is not complete yet
   auto report = analyzer.finish();
   CHECK(seen == std::vector<std::uint64_t>{1, 3});
@@ -96,7 +96,9 @@ TEST_CASE("Stored findings are capped but all are counted", "[analysis][analyzer
   AnalyzerOptions options;
   options.max_findings = 2;
   Analyzer analyzer(book, options);
-  for (int i = 0; i < 5; ++i) analyzer.feed_line("RuntimeError: CUDA error: out of memory");
+  for (int i = 0; i < 5; ++i)
+    analyzer.feed_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate " +
+                       std::to_string(i + 1) + " GiB.");
   auto report = analyzer.finish();
   CHECK(report.findings.size() == 2);
   CHECK(report.summary.findings == 5);

@@ -67,7 +67,9 @@ inline Rulebook load_builtin() {
 }
 
 inline Report scan_text(const Rulebook& book, const std::string& text) {
-  Analyzer analyzer(book, AnalyzerOptions{"test.log"});
+  AnalyzerOptions options;
+  options.stream_name = "test.log";
+  Analyzer analyzer(book, options);
   analyzer.feed(text);
   return analyzer.finish();
 }
