@@ -18,8 +18,10 @@ TEST_CASE("Findings carry the 1-based line, rank, server and captures", "[analys
                           "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
                           "[2026-05-23 07:40:41 TP0] Max running requests is reset to 48 for "
                           "speculative decoding. You can override this.\n");
-  REQUIRE(report.findings.size() == 1);
-  const Finding& f = report.findings[0];
+  // The launch also never got ready, without an error: a second finding.
+  REQUIRE(report.findings.size() == 2);
+  CHECK(report.findings[0].rule_id == "logrx.run.died-before-ready");
+  const Finding& f = report.findings[1];
   CHECK(f.rule_id == "sglang.memory.max-running-requests-reset");
   CHECK(f.line == 2);
   CHECK(f.run == 1);
@@ -33,8 +35,8 @@ TEST_CASE("Findings carry the 1-based line, rank, server and captures", "[analys
   REQUIRE(f.evidence.size() == 1);
   CHECK(f.evidence[0].line == 2);
   CHECK(report.summary.lines == 2);
-  CHECK(report.summary.findings == 1);
-  CHECK(report.summary.worst_severity == Severity::Warning);
+  CHECK(report.summary.findings == 2);
+  CHECK(report.summary.worst_severity == Severity::Error);
 }
 
 TEST_CASE("Traceback lines without header inherit the stream's server", "[analysis][analyzer]") {
