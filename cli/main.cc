@@ -6,6 +6,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "budget.h"
 #include "common.h"
 #include "logrx/version.h"
 #include "rules_cmd.h"
@@ -27,7 +28,9 @@ int main(int argc, char** argv) {
   int exit_code = kExitClean;
   ScanOptions scan_options;
   RulesOptions rules_options;
+  BudgetOptions budget_options;
   setup_scan(app, scan_options, exit_code);
+  setup_budget(app, budget_options, exit_code);
   setup_rules(app, rules_options, exit_code);
 
   // Diagnostics of the tool itself go to stderr; stdout carries results only.

@@ -500,6 +500,13 @@ struct Analyzer::Impl {
   // ---- lines ------------------------------------------------------------
 
   void record_fact(const std::string& name, Value value) {
+    // Captured text such as "51.16" or "383,504" is a number; "2.00 GiB"
+    // stays text (its unit would be lost).
+    if (value.kind == Value::Kind::String && !value.text.empty() &&
+        value.text.find_first_of("abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ ") ==
+            std::string::npos) {
+      if (auto number = detail::parse_quantity(value.text)) value = Value::of(*number);
+    }
     run.facts[name] = std::move(value);
     run.fact_lines[name] = event.line;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <nlohmann/json.hpp>
 
+#include "logrx/budget.h"
 #include "logrx/output.h"
 
 namespace logrx {
@@ -119,6 +120,34 @@ std::string to_json(const Report& report, int indent) {
   // Log text was sanitised to valid UTF-8, but stream names come from the
   // command line and may not be.
   return doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace logrx
+
+namespace logrx {
+
+std::string budget_to_json(const MemoryBudget& b, int indent) {
+  ojson doc;
+  doc["run"] = b.run;
+  doc["server"] = b.server;
+  doc["total_gb"] = b.total_gb ? ojson(*b.total_gb) : ojson(nullptr);
+  doc["total_estimated"] = b.total_estimated;
+  doc["fraction_name"] = b.fraction_name;
+  doc["fraction"] = b.fraction ? ojson(*b.fraction) : ojson(nullptr);
+  doc["parts"] = ojson::array();
+  for (const BudgetPart& part : b.parts) {
+    ojson p;
+    p["name"] = part.name;
+    p["gb"] = part.gb ? ojson(*part.gb) : ojson(nullptr);
+    if (!part.detail.empty()) p["detail"] = part.detail;
+    doc["parts"].push_back(std::move(p));
+  }
+  doc["free_gb"] = b.free_gb ? ojson(*b.free_gb) : ojson(nullptr);
+  doc["arithmetic"] = b.arithmetic;
+  doc["missing"] = b.missing;
+  doc["remediation"] = ojson::array();
+  for (const RemediationItem& item : b.remediation) doc["remediation"].push_back(remediation_json(item));
+  return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
 }  // namespace logrx

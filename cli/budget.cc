@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "budget.h"
+
+#include <iostream>
+
+#include "logrx/analyzer.h"
+#include "logrx/budget.h"
+#include "logrx/output.h"
+
+namespace logrx::cli {
+
+void setup_budget(CLI::App& app, BudgetOptions& options, int& exit_code) {
+  CLI::App* budget = app.add_subcommand(
+      "budget", "Reconstruct the GPU memory budget of the latest launch in a log");
+  budget->add_option("file", options.file, "Log file; '-' or none reads stdin");
+  budget->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  budget->add_option("--run", options.run, "Which launch in the file (1 = first; default: the latest)");
+  budget->add_option("--color", options.color, "Colour the bar")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  budget->add_option("--rules", options.rules.extra_dirs, "Also load the rules in DIR")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  budget->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
+  budget->callback([&options, &exit_code] { exit_code = run_budget(options); });
+}
+
+int run_budget(const BudgetOptions& options) {
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+  AnalyzerOptions analyzer_options;
+  analyzer_options.stream_name = options.file == "-" ? "<stdin>" : options.file;
+  Analyzer analyzer(*book, analyzer_options);
+  std::string error =
+      read_stream(options.file, [&analyzer](std::string_view bytes) { analyzer.feed(bytes); });
+  if (!error.empty()) {
+    std::cerr << "logrx: " << options.file << ": " << error << "\n";
+    return kExitError;
+  }
+  Report report = analyzer.finish();
+  if (report.runs.empty()) {
+    std::cerr << "logrx: " << options.file << ": the log is empty\n";
+    return kExitError;
+  }
+  const RunInfo* run = &report.runs.back();
+  if (options.run > 0) {
+    if (static_cast<std::size_t>(options.run) > report.runs.size()) {
+      std::cerr << "logrx: the log holds " << report.runs.size() << " launches, not "
+                << options.run << "\n";
+      return kExitError;
+    }
+    run = &report.runs[static_cast<std::size_t>(options.run - 1)];
+  }
+  MemoryBudget budget = compute_budget(*run);
+  std::vector<Finding> of_run;
+  for (const Finding& f : report.findings)
+    if (f.run == run->run) of_run.push_back(f);
+  for (Finding& f : of_run) f.stale = false;
+  budget.remediation = merge_remediation(of_run);
+  if (options.format == "json") {
+    std::cout << budget_to_json(budget) << "\n";
+  } else {
+    bool color = options.color == "always" || (options.color == "auto" && stdout_wants_color());
+    write_budget_text(std::cout, budget, color);
+  }
+  return kExitClean;
+}
+
+}  // namespace logrx::cli

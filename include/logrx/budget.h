@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// The GPU memory budget of a run, reconstructed from what the server printed
+// at start-up (weights, KV pool, state caches, CUDA graphs, headroom).
+//
+//   logrx::Report report = analyzer.finish();
+//   logrx::MemoryBudget budget = logrx::compute_budget(report.runs.back());
+//
+// Pure functions over plain values; safe from any thread.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "logrx/finding.h"
+
+namespace logrx {
+
+struct BudgetPart {
+  std::string name;            // "weights", "draft weights", "KV cache", ...
+  std::optional<double> gb;    // per GPU; std::nullopt when the log did not say
+  std::string detail;          // "77056 tokens", "24 slots", ...
+};
+
+struct MemoryBudget {
+  int run = 0;
+  std::string server;
+  std::optional<double> total_gb;      // GPU memory per rank
+  bool total_estimated = false;        // derived from free memory before the weights
+  std::string fraction_name;           // "mem_fraction_static" / "gpu_memory_utilization"
+  std::optional<double> fraction;
+  std::vector<BudgetPart> parts;       // weights, draft, KV cache, state cache, CUDA graphs
+  std::optional<double> free_gb;       // headroom left when the server was ready
+  std::vector<std::string> arithmetic; // the sums behind the numbers, one per line
+  std::vector<std::string> missing;    // what the log did not report
+  std::vector<RemediationItem> remediation;  // the run's suggested flags, with their arithmetic
+};
+
+// Builds the budget from a run's facts.
+MemoryBudget compute_budget(const RunInfo& run);
+
+// A bar of the GPU with one segment per part (ANSI colours when `color`),
+// the numbers, the arithmetic and what is missing.
+void write_budget_text(std::ostream& out, const MemoryBudget& budget, bool color);
+
+// {"run": 1, "server": ..., "total_gb": ..., "parts": [...], ...}
+std::string budget_to_json(const MemoryBudget& budget, int indent = 2);
+
+}  // namespace logrx
