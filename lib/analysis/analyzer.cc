@@ -472,7 +472,16 @@ struct Analyzer::Impl {
       std::size_t colon = text.find(": ");
       if (colon != std::string_view::npos) text.remove_prefix(colon + 2);
     }
-    std::string key = f.rule_id + '\n' + std::string(text);
+    // Ranks print their own device numbers ("GPU 0", "GPU 1"): digits do not
+    // make a different error.
+    std::string key = f.rule_id + '\n';
+    for (char c : text) {
+      if (!detail::is_digit(c)) {
+        key += c;
+      } else if (key.back() != '#') {
+        key += '#';
+      }
+    }
     if (auto it = merged.find(key); it != merged.end()) {
       Finding& first = report.findings[it->second];
       ++first.count;
