@@ -286,9 +286,11 @@ struct Analyzer::Impl {
       std::uint64_t best_distance = UINT64_MAX;
       for (std::size_t j = run.first_finding; j < all.size(); ++j) {
         const Finding& cause = all[j];
-        if (cause.wrapper || cause.severity < Severity::Error ||
-            cause.category == Category::StaleOutput)
-          continue;
+        if (cause.wrapper || cause.severity < Severity::Error) continue;
+        // Only what the log itself said can be a cause, not a conclusion
+        // drawn about the whole run.
+        const RuleSpec* spec = rulebook.find(cause.rule_id);
+        if (spec == nullptr || spec->trigger != Trigger::Line) continue;
         bool same_event = wrapper.event_start != 0 && cause.event_start == wrapper.event_start;
         std::uint64_t distance = cause.line > wrapper.line ? cause.line - wrapper.line
                                                            : (wrapper.line - cause.line) * 2;
@@ -454,7 +456,7 @@ struct Analyzer::Impl {
   }
 
   void add_finding(Finding f) {
-    if (f.severity >= Severity::Error && !f.wrapper) ++run.errors;
+    if (f.severity >= Severity::Error) ++run.errors;
     if (open_event.open && f.line >= open_event.start && f.line <= open_event.end) {
       held.push_back(std::move(f));
     } else {
