@@ -39,6 +39,18 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options) {
     }
     sources.push_back({*builtin});
   }
+  // $LOGRX_RULES_PATH (colon-separated) comes before --rules, so the command
+  // line has the last word.
+  if (const char* path = std::getenv("LOGRX_RULES_PATH"); path != nullptr) {
+    std::string list = path;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) sources.push_back({list.substr(start, end - start)});
+      start = end + 1;
+    }
+  }
   for (const std::string& dir : options.extra_dirs) sources.push_back({dir});
   if (sources.empty()) {
     std::cerr << "logrx: no rules to load (--no-builtin-rules without --rules)\n";

@@ -21,7 +21,7 @@ enum ExitCode : int {
 };
 
 struct RuleOptions {
-  std::vector<std::string> extra_dirs;  // --rules DIR (repeatable)
+  std::vector<std::string> extra_dirs;  // --rules DIR (repeatable), after $LOGRX_RULES_PATH
   bool no_builtin = false;              // --no-builtin-rules
 };
 

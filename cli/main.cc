@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "budget.h"
+#include "gaps.h"
 #include "common.h"
 #include "logrx/version.h"
 #include "rules_cmd.h"
@@ -29,7 +30,13 @@ int main(int argc, char** argv) {
   ScanOptions scan_options;
   RulesOptions rules_options;
   BudgetOptions budget_options;
+  ScanOptions lint_options;
+  RulesOptions explain_options;
+  GapsOptions gaps_options;
   setup_scan(app, scan_options, exit_code);
+  setup_lint(app, lint_options, exit_code);
+  setup_explain(app, explain_options, exit_code);
+  setup_gaps(app, gaps_options, exit_code);
   setup_budget(app, budget_options, exit_code);
   setup_rules(app, rules_options, exit_code);
 

@@ -62,6 +62,28 @@ void setup_rules(CLI::App& app, RulesOptions& options, int& exit_code) {
       "test", "Run every rule's examples; exit 1 when one fails, 2 when the rulebook is broken");
   add_rule_options(test, options);
   test->callback([&options, &exit_code] { exit_code = run_rules_test(options); });
+
+  CLI::App* lint = rules->add_subcommand(
+      "lint",
+      "Check a rulebook and report every problem with file, rule and position: JSON, fields, "
+      "ids, patterns, captures, expressions, examples, flags; exit 2 on any problem");
+  lint->add_option("dir", options.lint_dir, "Rule directory or file (default: the rulebook in use)");
+  add_rule_options(lint, options);
+  lint->callback([&options, &exit_code] { exit_code = run_rules_lint(options); });
+
+  CLI::App* patterns = rules->add_subcommand(
+      "patterns", "Print every line rule's RE2 pattern, one per line (for rg -f / grep -P -f)");
+  add_rule_options(patterns, options);
+  patterns->callback([&options, &exit_code] { exit_code = run_rules_patterns(options); });
+}
+
+void setup_explain(CLI::App& app, RulesOptions& options, int& exit_code) {
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Show a rule: what it means, how its fixes are computed, its examples");
+  explain->add_option("rule", options.rule_id, "Rule id, e.g. sglang.memory.not-enough-memory")
+      ->required();
+  add_rule_options(explain, options);
+  explain->callback([&options, &exit_code] { exit_code = run_explain(options); });
 }
 
 int run_rules_list(const RulesOptions& options) {
@@ -112,6 +134,102 @@ int run_rules_test(const RulesOptions& options) {
             << (report.examples - std::min(report.examples, report.failures.size()))
             << " passed, " << report.failures.size() << " failed\n";
   return report.failures.empty() ? kExitClean : kExitFindings;
+}
+
+int run_rules_lint(const RulesOptions& options) {
+  std::vector<RuleSource> sources;
+  if (!options.rules.no_builtin) {
+    auto builtin = builtin_rules_dir();
+    if (builtin && *builtin != options.lint_dir) sources.push_back({*builtin});
+  }
+  for (const std::string& dir : options.rules.extra_dirs) sources.push_back({dir});
+  if (!options.lint_dir.empty()) sources.push_back({options.lint_dir});
+  if (sources.empty()) {
+    std::cerr << "logrx: no rules to lint\n";
+    return kExitError;
+  }
+  Diagnostics problems = Rulebook::lint(sources);
+  for (const Diagnostic& d : problems) std::cout << format_diagnostic(d) << "\n";
+  if (!problems.empty()) {
+    std::cout << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
+    return kExitError;
+  }
+  std::cout << "no problems\n";
+  return kExitClean;
+}
+
+int run_rules_patterns(const RulesOptions& options) {
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+  for (const RuleSpec& rule : book->rules()) {
+    if (rule.trigger != Trigger::Line) continue;
+    // logrx matches the message after the line's header; a grep over whole
+    // lines needs the start anchor dropped to find the same messages.
+    std::string pattern = rule.pattern;
+    if (pattern.rfind("(?i)^", 0) == 0) {
+      pattern.erase(4, 1);
+    } else if (!pattern.empty() && pattern[0] == '^') {
+      pattern.erase(0, 1);
+    }
+    std::cout << pattern << "\n";
+  }
+  return kExitClean;
+}
+
+int run_explain(const RulesOptions& options) {
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+  const RuleSpec* rule = book->find(options.rule_id);
+  if (rule == nullptr) {
+    std::cerr << "logrx: no rule \"" << options.rule_id << "\" (see 'logrx rules list')\n";
+    return kExitError;
+  }
+  auto e = [](const std::string& text) { return escape_for_terminal(text); };
+  std::cout << e(rule->id) << ": " << e(rule->title) << "\n";
+  std::cout << "  category: " << to_string(rule->category) << "\n";
+  std::cout << "  severity: " << to_string(rule->severity) << "\n";
+  std::cout << "  servers:  " << join(rule->servers, ", ") << "\n";
+  static const char* kTriggers[] = {"line", "facts", "run_end", "engine"};
+  std::cout << "  trigger:  " << kTriggers[static_cast<int>(rule->trigger)] << "\n";
+  if (!rule->pattern.empty()) std::cout << "  pattern:  " << e(rule->pattern) << "\n";
+  if (!rule->when.empty()) std::cout << "  when:     " << e(rule->when) << "\n";
+  if (!rule->sets_phase.empty()) std::cout << "  phase:    " << rule->sets_phase << "\n";
+  for (const auto& [name, expr] : rule->facts) std::cout << "  fact:     " << name << " = " << e(expr) << "\n";
+  std::cout << "  defined in " << e(rule->file) << ":" << rule->line << "\n\n";
+  std::cout << e(rule->explanation) << "\n";
+  if (!rule->remediation.empty()) {
+    std::cout << "\nRemediation:\n";
+    for (const RemediationSpec& item : rule->remediation) {
+      std::cout << (item.alternative ? "  or  " : "  fix ") << e(item.name);
+      if (item.value) std::cout << (item.kind == RemediationSpec::Kind::Env ? "=" : " ") << e(*item.value);
+      if (!item.expr.empty()) std::cout << " = " << e(item.expr);
+      std::cout << "\n";
+      if (!item.when.empty()) std::cout << "        when " << e(item.when) << "\n";
+      if (!item.why.empty()) std::cout << "        why: " << e(item.why) << "\n";
+    }
+  }
+  if (!rule->references.empty()) {
+    std::cout << "\nReferences:\n";
+    for (const std::string& ref : rule->references) std::cout << "  " << e(ref) << "\n";
+  }
+  auto show = [&](const RuleExample& example) {
+    if (example.log.empty()) {
+      std::cout << "  " << e(example.line) << "\n";
+    } else {
+      for (const std::string& line : example.log) std::cout << "  | " << e(line) << "\n";
+    }
+    for (const auto& [name, value] : example.captures)
+      std::cout << "      " << name << " = " << e(value) << "\n";
+  };
+  if (!rule->must_match.empty()) {
+    std::cout << "\nMatches:\n";
+    for (const RuleExample& example : rule->must_match) show(example);
+  }
+  if (!rule->must_not_match.empty()) {
+    std::cout << "\nDoes not match:\n";
+    for (const RuleExample& example : rule->must_not_match) show(example);
+  }
+  return kExitClean;
 }
 
 }  // namespace logrx::cli

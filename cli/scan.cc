@@ -8,44 +8,63 @@
 
 namespace logrx::cli {
 
-void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
-  CLI::App* scan = app.add_subcommand(
-      "scan", "Diagnose server logs: findings, explanations and the flags that fix them");
-  scan->add_option("files", options.files, "Log files to read; '-' or none reads stdin");
-  scan->add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+namespace {
+
+void add_scan_options(CLI::App* command, ScanOptions& options) {
+  command->add_option("files", options.files, "Log files to read; '-' or none reads stdin");
+  command->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
       ->capture_default_str();
-  scan->add_option("--fail-on", options.fail_on,
-                   "Exit 1 when a finding of this severity or worse is present")
+  command->add_option("--fail-on", options.fail_on,
+                      "Exit 1 when a finding of this severity or worse is present")
       ->check(CLI::IsMember({"info", "warning", "error", "fatal", "never"}))
       ->capture_default_str();
-  scan->add_option("--rules", options.rules.extra_dirs,
-                   "Also load the rules in DIR (repeatable); a rule with a built-in id replaces it")
+  command->add_option("--rules", options.rules.extra_dirs,
+                      "Also load the rules in DIR (repeatable; also $LOGRX_RULES_PATH, "
+                      "colon-separated); a rule with a built-in id replaces it")
       ->type_name("DIR")
       ->allow_extra_args(false);
-  scan->add_flag("--no-builtin-rules", options.rules.no_builtin,
-                 "Do not load the built-in rulebook");
-  scan->add_option("--color", options.color, "Colour text output")
+  command->add_flag("--no-builtin-rules", options.rules.no_builtin,
+                    "Do not load the built-in rulebook");
+  command->add_option("--color", options.color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
-  scan->add_flag("--brief", options.brief, "Text output without explanations");
-  scan->add_flag("--all-runs", options.all_runs,
-                 "Count findings of earlier launches in the file for --fail-on too");
-  scan->add_option("--launch-cmd", options.launch_command,
-                   "The command you believe produced the log; contradictions are reported as "
-                   "stale_output")
+  command->add_flag("--brief", options.brief, "Text output without explanations");
+  command->add_flag("--all-runs", options.all_runs,
+                    "Count findings of earlier launches in the file for --fail-on too");
+  command->add_option("--launch-cmd", options.launch_command,
+                      "The command you believe produced the log; contradictions are reported as "
+                      "stale_output")
       ->type_name("CMD");
-  scan->add_option("--since", options.since,
-                   "When the server was launched (ISO 8601, local time unless a zone is given); "
-                   "a log that predates it is stale")
+  command->add_option("--since", options.since,
+                      "When the server was launched (ISO 8601, local time unless a zone is "
+                      "given); a log that predates it is stale")
       ->type_name("TIME")
       ->check([](const std::string& value) {
         return parse_iso8601(value) ? std::string() : "not an ISO 8601 time: " + value;
       });
-  scan->footer(
+  command->footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it, "
       "2 usage, input or rule errors.");
+}
+
+}  // namespace
+
+void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
+  CLI::App* scan = app.add_subcommand(
+      "scan", "Diagnose server logs: findings, explanations and the flags that fix them");
+  add_scan_options(scan, options);
   scan->callback([&options, &exit_code] { exit_code = run_scan(options); });
+}
+
+void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code) {
+  CLI::App* lint = app.add_subcommand(
+      "lint", "CI mode of scan: fail on warnings by default; SARIF and GitHub annotations");
+  // Parsing happens after this runs, so the CI default is set before the
+  // options are registered and shown in --help.
+  options.fail_on = "warning";
+  add_scan_options(lint, options);
+  lint->callback([&options, &exit_code] { exit_code = run_scan(options); });
 }
 
 int run_scan(const ScanOptions& options) {
@@ -94,6 +113,10 @@ int run_scan(const ScanOptions& options) {
     if (!streamed)
       for (const Finding& finding : report.findings) write_finding_text(std::cout, finding, text);
     write_summary_text(std::cout, report, text);
+  } else if (options.format == "sarif") {
+    std::cout << to_sarif(report, *book) << "\n";
+  } else if (options.format == "github") {
+    std::cout << to_github_annotations(report);
   } else {
     std::cout << to_json(report) << "\n";
   }

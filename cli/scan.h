@@ -22,6 +22,9 @@ struct ScanOptions {
 };
 
 void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code);
+// `logrx lint`: scan for CI, failing on warnings by default, with SARIF and
+// GitHub annotation output.
+void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code);
 int run_scan(const ScanOptions& options);
 
 }  // namespace logrx::cli

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "logrx/finding.h"
+#include "logrx/line.h"
 #include "logrx/rulebook.h"
 
 namespace logrx {
@@ -53,6 +54,10 @@ class Analyzer {
 
   // Called for each finding as soon as it is known.
   void on_finding(FindingCallback callback);
+
+  // Called for every line no rule matched (rule authors' gap search).
+  using LineCallback = std::function<void(const LineEvent&)>;
+  void on_unmatched_line(LineCallback callback);
 
   // Feeds raw bytes; lines may span calls.
   void feed(std::string_view bytes);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "logrx/finding.h"
+#include "logrx/rulebook.h"
 
 namespace logrx {
 
@@ -28,6 +29,20 @@ void write_text(std::ostream& out, const Report& report, const TextOptions& opti
 // The two halves of write_text, for printing findings as they happen.
 void write_finding_text(std::ostream& out, const Finding& finding, const TextOptions& options = {});
 void write_summary_text(std::ostream& out, const Report& report, const TextOptions& options = {});
+
+// SARIF 2.1.0 for code-scanning tools: one run, tool.driver.rules for the
+// rules that fired (help text from `book`), one result per finding with the
+// log file as its artifact. Stale findings are notes.
+std::string to_sarif(const Report& report, const Rulebook& book, int indent = 2);
+
+// GitHub Actions workflow commands, one per finding:
+// ::error file=server.log,line=27,endLine=30,title=...::message
+std::string to_github_annotations(const Report& report);
+
+// Escaping of workflow commands: data (the message) encodes % CR LF; a
+// property value also encodes ':' and ','.
+std::string escape_github_data(std::string_view text);
+std::string escape_github_property(std::string_view text);
 
 // Escapes control characters (C0, DEL, C1, ESC) as \xNN so text is safe for a
 // terminal. Valid UTF-8 above U+009F passes through.

@@ -87,6 +87,16 @@ inline constexpr const char* kPhases[] = {"launching", "loading_weights",
                                           "allocating_memory_pool", "capturing_cuda_graphs",
                                           "ready", "serving", "exited"};
 
+// The flags and environment variables a server accepts, read from a flag
+// file (`{"server": "sglang", "flags": [...], "env": [...]}`). Remediation may
+// only name these.
+struct ServerFlags {
+  std::string server;  // "sglang", "vllm", ... or "any" for server-independent variables
+  std::vector<std::string> flags;
+  std::vector<std::string> env;
+  std::string file;
+};
+
 // A directory (searched recursively for *.json) or a single .json file.
 struct RuleSource {
   std::string path;
@@ -101,8 +111,23 @@ class Rulebook {
   // wrong: no rule is ever dropped silently.
   static std::optional<Rulebook> load(const std::vector<RuleSource>& sources, Diagnostics& errors);
 
-  // Compiles already-parsed rules (used by tests and embedders).
+  // Compiles already-parsed rules (used by tests and embedders). With flag
+  // lists, every remediation item must name a flag or variable its servers know.
   static std::optional<Rulebook> compile(std::vector<RuleSpec> rules, Diagnostics& errors);
+  static std::optional<Rulebook> compile(std::vector<RuleSpec> rules,
+                                         std::vector<ServerFlags> flags, Diagnostics& errors);
+
+  // Checks a rulebook like load(), plus what only rule authors need: every
+  // rule has at least one example that must match and one that must not.
+  // Returns every problem found; empty means the rulebook is clean.
+  static Diagnostics lint(const std::vector<RuleSource>& sources);
+
+  // The flag lists loaded with the rules.
+  const std::vector<ServerFlags>& server_flags() const noexcept;
+
+  // True when `server`'s flag list (or the server-independent list, for
+  // variables) names `name`. Flags start with "-", variables do not.
+  bool knows(std::string_view server, std::string_view name) const noexcept;
 
   // Rules ordered by id.
   const std::vector<RuleSpec>& rules() const noexcept;

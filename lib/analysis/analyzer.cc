@@ -189,6 +189,7 @@ struct Analyzer::Impl {
   std::vector<Match> matches;
   std::map<std::string, std::string> scratch_captures;
   FindingCallback callback;
+  LineCallback unmatched_callback;
   Report report;
   Run run;
   Event open_event;
@@ -566,7 +567,10 @@ struct Analyzer::Impl {
     }
 
     track_event();
-    if (matches.empty()) return;
+    if (matches.empty()) {
+      if (unmatched_callback) unmatched_callback(event);
+      return;
+    }
 
     // Conditions see the facts as they were before this line; facts and
     // phases change after every rule of the line has been decided.
@@ -672,6 +676,10 @@ Analyzer::Analyzer(Analyzer&&) noexcept = default;
 Analyzer& Analyzer::operator=(Analyzer&&) noexcept = default;
 
 void Analyzer::on_finding(FindingCallback callback) { impl_->callback = std::move(callback); }
+
+void Analyzer::on_unmatched_line(LineCallback callback) {
+  impl_->unmatched_callback = std::move(callback);
+}
 
 void Analyzer::feed(std::string_view bytes) {
   impl_->splitter.feed(bytes, [this](std::string_view line, bool truncated) {

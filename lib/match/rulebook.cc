@@ -82,7 +82,70 @@ void check_template(Diagnostics& errors, const RuleSpec& rule, const std::string
     check_expression(errors, rule, source, relative, known);
 }
 
+bool lists(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// A rule may only prescribe what its servers accept: nothing in a rule can
+// become an arbitrary argument of a relaunched server.
+void check_known(Diagnostics& errors, const RuleSpec& rule, const RemediationSpec& item,
+                 const std::string& where, const std::vector<ServerFlags>& flags) {
+  bool flag = item.kind == RemediationSpec::Kind::Flag;
+  bool any_server = lists(rule.servers, "any");
+  for (const ServerFlags& list : flags) {
+    bool relevant = any_server || lists(rule.servers, list.server) || (!flag && list.server == "any");
+    if (relevant && lists(flag ? list.flags : list.env, item.name)) return;
+  }
+  std::string servers;
+  for (const std::string& s : rule.servers) servers += (servers.empty() ? "" : ", ") + s;
+  add_error(errors, rule, "rule.unknown-flag", where + (flag ? "/flag" : "/env"),
+            std::string(flag ? "flag " : "variable ") + item.name + " is not in the flag list of " +
+                servers + " (rules/<server>/flags.json)");
+}
+
 }  // namespace
+
+const std::vector<ServerFlags>& Rulebook::server_flags() const noexcept { return impl_->flags; }
+
+bool Rulebook::knows(std::string_view server, std::string_view name) const noexcept {
+  bool flag = !name.empty() && name[0] == '-';
+  for (const ServerFlags& list : impl_->flags) {
+    if (list.server != server && !(list.server == "any" && !flag)) continue;
+    const auto& names = flag ? list.flags : list.env;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  }
+  return false;
+}
+
+Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
+  Diagnostics problems;
+  auto book = load(sources, problems);
+  // Rules that failed to load cannot be checked further; the ones that did
+  // are checked for examples even when others are broken.
+  std::vector<RuleSpec> loaded;
+  if (book) {
+    loaded = book->rules();
+  } else {
+    Diagnostics ignored;
+    for (const RuleSource& source : sources) {
+      auto files = detail::load_rule_source(source.path, ignored);
+      for (RuleSpec& rule : files.rules) loaded.push_back(std::move(rule));
+    }
+  }
+  for (const RuleSpec& rule : loaded) {
+    if (rule.trigger == Trigger::Engine) continue;
+    if (rule.must_match.empty())
+      add_error(problems, rule, "rule.no-examples", "/examples",
+                "the rule has no example that must match");
+    if (rule.must_not_match.empty())
+      add_error(problems, rule, "rule.no-examples", "/examples",
+                "the rule has no example that must not match");
+  }
+  std::stable_sort(problems.begin(), problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+  });
+  return problems;
+}
 
 bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
   out.clear();
@@ -146,6 +209,11 @@ bool Rulebook::match_rule(std::size_t index, std::string_view message,
 }
 
 std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnostics& errors) {
+  return compile(std::move(rules), {}, errors);
+}
+
+std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
+                                          std::vector<ServerFlags> flags, Diagnostics& errors) {
   std::size_t errors_before = errors.size();
   std::stable_sort(rules.begin(), rules.end(),
                    [](const RuleSpec& a, const RuleSpec& b) { return a.id < b.id; });
@@ -165,6 +233,17 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnosti
   }
 
   auto impl = std::make_shared<Impl>();
+  // Several sources may list flags for one server: their union counts.
+  for (ServerFlags& list : flags) {
+    auto same = std::find_if(impl->flags.begin(), impl->flags.end(),
+                             [&](const ServerFlags& f) { return f.server == list.server; });
+    if (same == impl->flags.end()) {
+      impl->flags.push_back(std::move(list));
+    } else {
+      same->flags.insert(same->flags.end(), list.flags.begin(), list.flags.end());
+      same->env.insert(same->env.end(), list.env.begin(), list.env.end());
+    }
+  }
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   impl->compiled.reserve(rules.size());
   for (std::size_t rule_index = 0; rule_index < rules.size(); ++rule_index) {
@@ -217,6 +296,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules, Diagnosti
     for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
       const RemediationSpec& item = rule.remediation[i];
       std::string where = "/remediation/" + std::to_string(i);
+      if (!impl->flags.empty()) check_known(errors, rule, item, where, impl->flags);
       CompiledRemediation out;
       if (item.value) check_template(errors, rule, *item.value, where + "/value", known);
       if (!item.expr.empty()) out.value = check_expression(errors, rule, item.expr, where + "/expr", known);
@@ -252,10 +332,13 @@ std::optional<Rulebook> Rulebook::load(const std::vector<RuleSource>& sources,
                                        Diagnostics& errors) {
   std::size_t errors_before = errors.size();
   std::map<std::string, RuleSpec> by_id;
+  std::vector<ServerFlags> flags;
   for (const RuleSource& source : sources) {
     // Inside one source a repeated id is an error (reported by compile);
     // across sources the later one replaces the earlier.
-    std::vector<RuleSpec> loaded = detail::load_rule_source(source.path, errors);
+    detail::RuleFiles files = detail::load_rule_source(source.path, errors);
+    std::vector<RuleSpec>& loaded = files.rules;
+    for (ServerFlags& list : files.flags) flags.push_back(std::move(list));
     std::map<std::string, const RuleSpec*> in_this_source;
     for (RuleSpec& rule : loaded) {
       auto [it, fresh] = in_this_source.emplace(rule.id, &rule);
@@ -273,7 +356,7 @@ std::optional<Rulebook> Rulebook::load(const std::vector<RuleSource>& sources,
   std::vector<RuleSpec> rules;
   rules.reserve(by_id.size());
   for (auto& [id, rule] : by_id) rules.push_back(std::move(rule));
-  auto book = compile(std::move(rules), errors);
+  auto book = compile(std::move(rules), std::move(flags), errors);
   std::stable_sort(errors.begin() + static_cast<std::ptrdiff_t>(errors_before), errors.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
                      return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);

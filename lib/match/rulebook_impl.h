@@ -36,6 +36,7 @@ struct Rulebook::Impl {
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"
+  std::vector<ServerFlags> flags;   // one list per server
 
   // Indices of line rules whose pattern matches `message`, sorted (= by rule
   // id). Returns false when RE2 could not decide (out of memory): never "no match".

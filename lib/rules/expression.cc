@@ -486,8 +486,17 @@ std::optional<Expression> Expression::parse(std::string_view source, std::string
     ok = x3::phrase_parse(first, last, x3::with<builder_tag>(std::ref(builder))[expr],
                           x3::space);
   } catch (const x3::expectation_failure<std::string_view::const_iterator>& e) {
-    if (error != nullptr)
-      *error = "expected " + e.which() + " at offset " + std::to_string(e.where() - source.begin());
+    if (error != nullptr) {
+      // Named rules say what was expected; anonymous parsers only have a
+      // compiler-generated name, which helps nobody.
+      std::string what = e.which();
+      auto offset = static_cast<std::size_t>(e.where() - source.begin());
+      std::string near = offset < source.size() ? "'" + std::string(source.substr(offset, 10)) + "'"
+                                                : std::string("the end");
+      *error = (what.find("boost") == std::string::npos ? "expected " + what + " at offset "
+                                                          : "syntax error at offset ") +
+               std::to_string(offset) + ", near " + near;
+    }
     return std::nullopt;
   }
   if (!ok || first != last || builder.stack.size() != 1) {

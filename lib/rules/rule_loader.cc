@@ -497,15 +497,58 @@ void record_field_positions(const JsonPositions& positions, const std::string& p
   }
 }
 
+// {"version": 1, "server": "sglang", "flags": ["--x", ...], "env": ["X", ...]}
+void read_flag_file(FileChecker& checker, const json& document, const std::string& file_name,
+                    RuleFiles& out) {
+  ServerFlags flags;
+  flags.file = file_name;
+  for (const auto& [key, value] : document.items()) {
+    (void)value;
+    if (key != "version" && key != "server" && key != "flags" && key != "env" &&
+        (key.empty() || key[0] != '$'))
+      checker.error("rule.unknown-field", "/" + escape_pointer_token(key), "",
+                    "unknown field \"" + key + "\" in a flag file");
+  }
+  const json& server = document.at("server");
+  if (!server.is_string() || !is_known_server(server.get<std::string>())) {
+    checker.error("rule.unknown-server", "/server", "", "a flag file names one known server");
+    return;
+  }
+  flags.server = server.get<std::string>();
+  auto read_list = [&](const char* key, bool is_flag, std::vector<std::string>& target) {
+    auto it = document.find(key);
+    if (it == document.end()) return;
+    if (!it->is_array()) {
+      checker.error("rule.wrong-type", std::string("/") + key, "",
+                    std::string("\"") + key + "\" is an array of names");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& name = (*it)[i];
+      std::string where = std::string("/") + key + "/" + std::to_string(i);
+      if (!name.is_string() || (is_flag ? !valid_flag_name(name.get<std::string>())
+                                        : !valid_env_name(name.get<std::string>()))) {
+        checker.error("rule.bad-remediation", where, "",
+                      is_flag ? "a flag looks like --some-flag" : "not a variable name");
+        continue;
+      }
+      target.push_back(name.get<std::string>());
+    }
+  };
+  read_list("flags", true, flags.flags);
+  read_list("env", false, flags.env);
+  out.flags.push_back(std::move(flags));
+}
+
 }  // namespace
 
 bool is_known_server(std::string_view name) {
   return std::find(kServers.begin(), kServers.end(), name) != kServers.end();
 }
 
-std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& file_name,
-                                      Diagnostics& errors) {
-  std::vector<RuleSpec> rules;
+void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
+                     Diagnostics& errors) {
+  std::vector<RuleSpec>& rules = out.rules;
   json document;
   try {
     document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
@@ -518,7 +561,7 @@ std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& 
     if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
     errors.push_back(Diagnostic{"rule.json-syntax", "invalid JSON: " + what, file_name, "", line,
                                 column, ""});
-    return rules;
+    return;
   }
 
   FileChecker checker(text, file_name, errors);
@@ -526,7 +569,11 @@ std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& 
     checker.error("rule.wrong-type", "", "",
                   "a rule file is an object {\"version\": 1, \"rules\": [...]}, not " +
                       type_name(document));
-    return rules;
+    return;
+  }
+  if (document.contains("server")) {
+    read_flag_file(checker, document, file_name, out);
+    return;
   }
   for (const auto& [key, value] : document.items()) {
     if (key == "rules" || key == "version" || (!key.empty() && key[0] == '$')) continue;
@@ -543,7 +590,7 @@ std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& 
   if (list == document.end() || !list->is_array()) {
     checker.error("rule.missing-field", list == document.end() ? "" : "/rules", "",
                   "a rule file needs a \"rules\" array");
-    return rules;
+    return;
   }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < list->size(); ++i) {
@@ -564,12 +611,11 @@ std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& 
     record_field_positions(checker.positions(), pointer, (*list)[i], "", spec, 0);
     rules.push_back(std::move(spec));
   }
-  return rules;
 }
 
-std::vector<RuleSpec> load_rule_source(const std::string& path, Diagnostics& errors) {
+RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
   namespace fs = std::filesystem;
-  std::vector<RuleSpec> rules;
+  RuleFiles rules;
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
@@ -612,9 +658,7 @@ std::vector<RuleSpec> load_rule_source(const std::string& path, Diagnostics& err
       }
       continue;
     }
-    auto parsed = parse_rule_file(text.str(), file, errors);
-    rules.insert(rules.end(), std::make_move_iterator(parsed.begin()),
-                 std::make_move_iterator(parsed.end()));
+    parse_rule_file(text.str(), file, rules, errors);
   }
   return rules;
 }

@@ -14,12 +14,17 @@ namespace logrx::detail {
 // Servers a rule may name in "servers".
 bool is_known_server(std::string_view name);
 
-// Parses one rule file's text. Every problem goes to `errors`; rules with
-// problems are not returned, the others are.
-std::vector<RuleSpec> parse_rule_file(std::string_view text, const std::string& file_name,
-                                      Diagnostics& errors);
+struct RuleFiles {
+  std::vector<RuleSpec> rules;
+  std::vector<ServerFlags> flags;
+};
+
+// Parses one rule or flag file's text into `out`. Every problem goes to
+// `errors`; rules with problems are not returned, the others are.
+void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
+                     Diagnostics& errors);
 
 // Reads a file or every *.json under a directory (sorted by path).
-std::vector<RuleSpec> load_rule_source(const std::string& path, Diagnostics& errors);
+RuleFiles load_rule_source(const std::string& path, Diagnostics& errors);
 
 }  // namespace logrx::detail
