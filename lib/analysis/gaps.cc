@@ -52,7 +52,7 @@ std::string GapCollector::mask(std::string_view m) {
     } else if (c == '/' && (i == 0 || m[i - 1] == ' ' || m[i - 1] == '(' || m[i - 1] == '=') &&
                i + 1 < m.size() && is_word(m[i + 1])) {
       std::size_t end = i;
-      while (end < m.size() && m[end] != ' ' && m[end] != ',' && m[end] != ')' && m[end] != '"' &&
+      while (end < m.size() && m[end] != ' ' && m[end] != ',' && m[end] != ')' && m[end] != '"' && m[end] != ':' &&
              m[end] != '\'')
         ++end;
       out += "<path>";
