@@ -24,6 +24,7 @@ void setup_budget(CLI::App& app, BudgetOptions& options, int& exit_code) {
       ->type_name("DIR")
       ->allow_extra_args(false);
   budget->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
+  budget->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
   budget->callback([&options, &exit_code] { exit_code = run_budget(options); });
 }
 
@@ -32,6 +33,7 @@ int run_budget(const BudgetOptions& options) {
   if (!book) return kExitError;
   AnalyzerOptions analyzer_options;
   analyzer_options.stream_name = options.file == "-" ? "<stdin>" : options.file;
+  analyzer_options.redact = !options.no_redact;
   Analyzer analyzer(*book, analyzer_options);
   std::string error =
       read_stream(options.file, [&analyzer](std::string_view bytes) { analyzer.feed(bytes); });

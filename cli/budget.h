@@ -13,6 +13,7 @@ struct BudgetOptions {
   std::string format = "text";
   std::string color = "auto";
   int run = 0;  // 0: the latest
+  bool no_redact = false;
   RuleOptions rules;
 };
 

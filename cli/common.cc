@@ -95,6 +95,7 @@ std::string read_stream(const std::string& path,
     }
     if (n == 0) break;
     sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    if (stdout_closed()) break;
   }
   if (!is_stdin) ::close(fd);
   return error;
@@ -104,6 +105,11 @@ std::optional<std::int64_t> file_mtime(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
   return static_cast<std::int64_t>(info.st_mtime);
+}
+
+bool stdout_closed() {
+  // SIGPIPE is ignored (main), so a closed pipe shows up as a failed stream.
+  return !std::cout.good();
 }
 
 bool stdin_is_stream() {

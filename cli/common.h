@@ -20,6 +20,10 @@ enum ExitCode : int {
   kExitError = 2,     // usage, input or rule errors
 };
 
+// Set when a write to stdout failed (a closed pipe: `logrx scan | head -1`);
+// commands stop producing output and reading input.
+bool stdout_closed();
+
 struct RuleOptions {
   std::vector<std::string> extra_dirs;  // --rules DIR (repeatable), after $LOGRX_RULES_PATH
   bool no_builtin = false;              // --no-builtin-rules
@@ -36,6 +40,7 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options);
 
 // Streams a file ("-" is stdin) to `sink` in large chunks. Returns an error
 // message, "" on success.
+// Stops early, without error, once stdout is closed.
 std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink);
 

@@ -23,6 +23,7 @@ void setup_gaps(CLI::App& app, GapsOptions& options, int& exit_code) {
       ->type_name("DIR")
       ->allow_extra_args(false);
   gaps->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
+  gaps->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
   gaps->callback([&options, &exit_code] { exit_code = run_gaps(options); });
 }
 
@@ -38,6 +39,7 @@ int run_gaps(const GapsOptions& options) {
     std::string name = file == "-" ? "<stdin>" : file;
     AnalyzerOptions analyzer_options;
     analyzer_options.stream_name = name;
+    analyzer_options.redact = !options.no_redact;
     Analyzer analyzer(*book, analyzer_options);
     analyzer.on_unmatched_line([&](const LineEvent& event) { collector.add(name, event); });
     std::string error = read_stream(file, [&](std::string_view bytes) { analyzer.feed(bytes); });

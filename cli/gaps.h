@@ -12,6 +12,7 @@ namespace logrx::cli {
 struct GapsOptions {
   std::vector<std::string> files;
   std::string format = "text";
+  bool no_redact = false;
   RuleOptions rules;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // logrx: diagnose LLM inference server logs.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -15,6 +16,9 @@
 
 int main(int argc, char** argv) {
   using namespace logrx::cli;
+  // A closed stdout (`logrx scan big.log | head -1`) is a failed write that
+  // ends the command quietly, not a signal that kills it mid-way.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"logrx " LOGRX_VERSION
                ": reads the logs of LLM inference servers (SGLang, vLLM, ...), recognises "
                "what went wrong and prescribes the fix as concrete server flags."};

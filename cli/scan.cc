@@ -30,6 +30,9 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   command->add_flag("--brief", options.brief, "Text output without explanations");
+  command->add_flag("--no-redact", options.no_redact,
+                    "Show secrets (api keys, tokens, passwords, credentials in URLs) as they are "
+                    "in the log instead of <redacted>");
   command->add_flag("--all-runs", options.all_runs,
                     "Count findings of earlier launches in the file for --fail-on too");
   command->add_option("--launch-cmd", options.launch_command,
@@ -87,6 +90,7 @@ int run_scan(const ScanOptions& options) {
     analyzer_options.stream_name = file == "-" ? "<stdin>" : file;
     analyzer_options.launch_command = options.launch_command;
     analyzer_options.since = options.since;
+    analyzer_options.redact = !options.no_redact;
     if (file != "-") analyzer_options.file_mtime = file_mtime(file);
     Analyzer analyzer(*book, analyzer_options);
     if (as_text && file == "-" && stdin_is_stream()) {
@@ -95,6 +99,7 @@ int run_scan(const ScanOptions& options) {
       // once runs, wrappers and stale findings are known.
       streamed = true;
       analyzer.on_finding([&text](const Finding& finding) {
+        if (stdout_closed()) return;
         write_finding_text(std::cout, finding, text);
         std::cout.flush();
       });

@@ -35,6 +35,7 @@ struct AnalyzerOptions {
   std::string since;                // launch time, ISO 8601 ("2026-11-29T09:30:00[Z|+01:00]")
   std::optional<std::int64_t> file_mtime;  // the log file's modification time (Unix seconds)
   bool include_silent = false;      // report fact-only rules too (rule testing)
+  bool redact = true;               // replace secrets before anything sees a line
 };
 
 // Parses an ISO 8601 time ("2026-11-29T09:30:00", optional fraction and zone)

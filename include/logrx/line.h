@@ -63,8 +63,16 @@ struct LineEvent {
 // Other control characters are kept; printers escape them.
 void sanitize_line(std::string_view raw, std::string& out);
 
-// Sanitises `raw` and parses it into `event` (all fields overwritten).
-void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event);
+// Sanitises `raw` and parses it into `event` (all fields overwritten). With
+// `redact`, secrets are replaced first (see redact_secrets).
+void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event,
+                bool redact = false);
+
+// Replaces secrets in `text` with "<redacted>": values of api_key, hf_token,
+// access_token, password, ... (key=value, key: value, 'key': 'value',
+// --key value), Authorization header values, hf_/sk-/ghp_ tokens and the
+// password of scheme://user:password@host. Returns true when it changed text.
+bool redact_secrets(std::string& text);
 
 // Splits a byte stream into lines without ever holding more than one line
 // (capped at max_line_bytes) in memory. Accepts '\n' and "\r\n" endings.

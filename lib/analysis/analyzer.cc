@@ -535,7 +535,7 @@ struct Analyzer::Impl {
 
   void process(std::string_view raw, bool truncated) {
     ++report.summary.lines;
-    parse_line(raw, report.summary.lines, event);
+    parse_line(raw, report.summary.lines, event, options.redact);
     event.truncated = truncated;
     if (truncated) ++report.summary.truncated_lines;
     if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;

@@ -242,9 +242,11 @@ void reset(LineEvent& event, std::uint64_t line_number) {
 
 }  // namespace
 
-void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event) {
+void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event,
+                bool redact) {
   reset(event, line_number);
   sanitize_line(raw, event.text);
+  if (redact) redact_secrets(event.text);
   std::string_view text = event.text;
 
   if (parse_sglang(text, event)) return;

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Secrets in logs: SGLang prints api_key in its config dump, request logs can
+// carry Authorization headers, and tokens (hf_..., sk-...) or URLs with
+// credentials end up in tracebacks. They are replaced before any rule, fact
+// or printer sees the line.
+#include <array>
+#include <re2/re2.h>
+#include <string>
+#include <string_view>
+
+#include "logrx/line.h"
+
+namespace logrx {
+namespace {
+
+// Group 1 keeps what precedes the secret; group 2 is the secret itself.
+const re2::RE2& secret_pattern() {
+  static const re2::RE2 kPattern(
+      // key = value / key: value / 'key': 'value' / --key value
+      "((?i:\\b(?:admin[_-]?)?api[_-]?key|\\bhf[_-]?token|\\baccess[_-]?token|\\bauth[_-]?token|"
+      "\\bapi[_-]?token|\\bclient[_-]?secret|\\bsecret[_-]?key|\\bpassword|\\bpasswd)['\"]?"
+      "\\s*[:=]\\s*['\"]?)([^\\s'\",)}\\]]+)"
+      // --api-key value on a command line
+      "|(--(?i:api-key|admin-api-key|hf-token|access-token|auth-token|api-token|password)[= ]['\"]?)"
+      "([^\\s'\"]+)"
+      // Authorization: Bearer xyz
+      "|((?i:authorization)['\"]?\\s*[:=]\\s*['\"]?(?i:(?:bearer|basic|token)\\s+)?)"
+      "([A-Za-z0-9._~+/=-]{8,})"
+      // bare tokens with a known prefix
+      "|()(\\b(?:hf_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{20,}|"
+      "github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}))"
+      // scheme://user:password@host
+      "|(\\b[A-Za-z][A-Za-z0-9+.-]*://[^/\\s:@]+:)([^/\\s@]+)@",
+      re2::RE2::Quiet);
+  return kPattern;
+}
+
+// Values that only look like secrets: a key that is unset.
+bool is_placeholder(std::string_view value) {
+  return value == "None" || value == "null" || value == "none" || value.empty() ||
+         value == "<redacted>";
+}
+
+bool may_hold_secret(std::string_view text) {
+  static constexpr std::array<std::string_view, 14> kHints{
+      "key", "KEY", "Key", "oken", "OKEN", "ecret", "ECRET", "assw", "ASSW",
+      "uthorization", "UTHORIZATION", "hf_", "sk-", "://"};
+  for (std::string_view hint : kHints)
+    if (text.find(hint) != std::string_view::npos) return true;
+  return text.find("ghp_") != std::string_view::npos || text.find("github_pat_") != std::string_view::npos ||
+         text.find("xox") != std::string_view::npos;
+}
+
+}  // namespace
+
+bool redact_secrets(std::string& text) {
+  if (!may_hold_secret(text)) return false;
+  const re2::RE2& pattern = secret_pattern();
+  re2::StringPiece input(text);
+  std::array<re2::StringPiece, 11> groups;
+  std::string out;
+  std::size_t copied = 0;
+  std::size_t pos = 0;
+  bool changed = false;
+  while (pos <= text.size() &&
+         pattern.Match(input, pos, text.size(), re2::RE2::UNANCHORED, groups.data(), 11)) {
+    // Exactly one alternative matched: its secret is the second group of its pair.
+    const re2::StringPiece* secret = nullptr;
+    for (int pair = 0; pair < 5; ++pair) {
+      if (groups[static_cast<std::size_t>(2 * pair + 2)].data() != nullptr) {
+        secret = &groups[static_cast<std::size_t>(2 * pair + 2)];
+        break;
+      }
+    }
+    std::size_t match_end = static_cast<std::size_t>(groups[0].data() - text.data()) + groups[0].size();
+    if (secret != nullptr && !is_placeholder(std::string_view(secret->data(), secret->size()))) {
+      auto start = static_cast<std::size_t>(secret->data() - text.data());
+      out.append(text, copied, start - copied);
+      out.append("<redacted>");
+      copied = start + secret->size();
+      changed = true;
+    }
+    pos = match_end > pos ? match_end : pos + 1;
+  }
+  if (!changed) return false;
+  out.append(text, copied, std::string::npos);
+  text = std::move(out);
+  return true;
+}
+
+}  // namespace logrx
