@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// Hostile input at the library level: each case ends with a clear result or a
+// clear error, in bounded time.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <set>
+
+#include "logrx/analyzer.h"
+#include "logrx/line.h"
+#include "logrx/output.h"
+#include "support/test_support.h"
+
+using logrx::test::load_builtin;
+using logrx::test::rule_file;
+using logrx::test::scan_text;
+using logrx::test::TempDir;
+
+TEST_CASE("A line that matches every rule is handled", "[hostile]") {
+  auto book = load_builtin();
+  // Concatenate the message of each line rule's first example into one line.
+  std::string line;
+  logrx::LineEvent event;
+  for (const auto& rule : book.rules()) {
+    if (rule.trigger != logrx::Trigger::Line || rule.must_match.empty()) continue;
+    const auto& example = rule.must_match.front();
+    if (!example.log.empty()) continue;
+    logrx::parse_line(example.line, 1, event);
+    line += event.message + " ";
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto report = scan_text(book, line + "\n" + line + "\n");
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  std::set<std::string> fired;
+  for (const auto& f : report.findings) fired.insert(f.rule_id);
+  CHECK(fired.size() >= 20);
+  CHECK(elapsed < std::chrono::seconds(20));  // a hang guard, not a benchmark
+  CHECK_NOTHROW(logrx::to_json(report));
+}
+
+TEST_CASE("A config dump nested 10,000 levels deep is refused, not recursed into", "[hostile]") {
+  std::string deep = std::string(10000, '[') + std::string(10000, ']');
+  auto report = scan_text(load_builtin(),
+                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m', x=" + deep + ")\n" +
+                              "[2026-05-23 07:40:42] server_args={'a': " + std::string(10000, '{') + "}\n");
+  REQUIRE(report.diagnostics.size() == 2);
+  CHECK(report.diagnostics[0].message.find("nested") != std::string::npos);
+}
+
+TEST_CASE("Numbers that overflow in remediation arithmetic drop the item", "[hostile]") {
+  auto report = scan_text(
+      load_builtin(),
+      "ValueError: Free memory on device cuda:0 (99999999999999999999999999999999999999999999999999"
+      "99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999"
+      "99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999"
+      "99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999"
+      "9999999999.0/0.000000000000000000000000000001 GiB) on startup is less than desired GPU memory "
+      "utilization (0.9, 1 GiB)\n"
+      "To serve at least one request with the model's max seq len (99999999999999999999), (1e400 GiB "
+      "KV cache is needed, which is larger than the available KV cache memory (0.5 GiB). Based on the "
+      "available memory, the estimated maximum model length is 99999999999999999999999999.\n");
+  for (const auto& f : report.findings)
+    for (const auto& item : f.remediation)
+      if (item.value) CHECK(item.value->find("inf") == std::string::npos);
+  CHECK_NOTHROW(logrx::to_json(report));
+}
+
+TEST_CASE("Millions of identical errors stay one finding", "[hostile]") {
+  logrx::Analyzer analyzer(load_builtin());
+  std::string chunk;
+  for (int i = 0; i < 1000; ++i) chunk += "RuntimeError: CUDA error: out of memory\n";
+  for (int i = 0; i < 1000; ++i) analyzer.feed(chunk);  // one million lines
+  auto report = analyzer.finish();
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].count == 1000000);
+  CHECK(report.summary.lines == 1000000);
+}
+
+TEST_CASE("Rule files with every field of the wrong type are reported, not crashed on",
+          "[hostile]") {
+  TempDir dir;
+  dir.write("wrong.json",
+            "{\"version\": \"one\", \"rules\": [{\"id\": 1, \"title\": [], \"category\": {}, "
+            "\"severity\": true, \"servers\": \"sglang\", \"pattern\": 3.5, \"explanation\": null, "
+            "\"remediation\": {}, \"references\": \"x\", \"examples\": [], \"when\": 1, "
+            "\"facts\": [], \"phase\": 2, \"starts_run\": \"yes\", \"silent\": 0, "
+            "\"wrapper\": [], \"trigger\": false, \"config_dump\": 1, \"config_keys\": {}}, 7, "
+            "\"rule\", null]}");
+  logrx::Diagnostics errors;
+  CHECK_FALSE(logrx::Rulebook::load({{dir.path()}}, errors).has_value());
+  CHECK(errors.size() >= 15);
+  for (const auto& e : errors) CHECK_FALSE(e.file.empty());
+}
+
+TEST_CASE("A huge rule file is refused with a clear error", "[hostile]") {
+  TempDir dir;
+  dir.write("huge.json", "{\"rules\": [], \"$pad\": \"" + std::string(17u << 20, 'x') + "\"}");
+  logrx::Diagnostics errors;
+  CHECK_FALSE(logrx::Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "rule.file-too-large");
+}
+
+TEST_CASE("A pattern beyond RE2's memory budget is a rule error", "[hostile]") {
+  TempDir dir;
+  dir.write("big.json", rule_file(logrx::test::rule_json(
+                            "x.huge", "((((a{100}){100}){100}){100})|(\\\\w{1000}){1000}")));
+  logrx::Diagnostics errors;
+  CHECK_FALSE(logrx::Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors[0].code == "rule.bad-pattern");
+  CHECK(errors[0].rule_id == "x.huge");
+}
