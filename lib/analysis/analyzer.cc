@@ -67,6 +67,20 @@ bool is_exception_line(std::string_view message) {
   return false;
 }
 
+// A value computed from log text becomes a server argument if a supervisor
+// applies it: it must be one plain word that cannot read as another flag or
+// carry shell syntax. Literal values written in the rule are trusted.
+bool safe_argument(std::string_view value) {
+  if (value.empty() || value.size() > 256 || value[0] == '-') return false;
+  for (char c : value) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.' || c == ':' || c == ',' || c == '/' || c == '+' || c == '=' ||
+                 c == '@' || c == '%' || c == '-';
+    if (!plain) return false;
+  }
+  return true;
+}
+
 bool is_chain_marker(std::string_view message) {
   return detail::starts_with(message, "The above exception was the direct cause") ||
          detail::starts_with(message, "During handling of the above exception");
@@ -439,11 +453,12 @@ struct Analyzer::Impl {
         // A value that cannot be computed from this log would be a guess:
         // leave the item out rather than prescribe a wrong number.
         value = compiled_item.value->evaluate(plain);
-        if (!value) continue;
+        if (!value || !safe_argument(value->to_string())) continue;
         item.value = value->to_string();
       } else if (spec.value) {
         auto text = detail::expand_template(*spec.value, plain);
         if (!text) continue;
+        if (*text != *spec.value && !safe_argument(*text)) continue;
         item.value = *text;
         value = Value::of(*text);
       }

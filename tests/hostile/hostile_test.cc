@@ -110,3 +110,29 @@ TEST_CASE("A pattern beyond RE2's memory budget is a rule error", "[hostile]") {
   CHECK(errors[0].code == "rule.bad-pattern");
   CHECK(errors[0].rule_id == "x.huge");
 }
+
+TEST_CASE("Log text cannot smuggle arguments into remediation values", "[hostile][security]") {
+  TempDir dir;
+  dir.write("r.json",
+            rule_file("{\"id\": \"x.echo\", \"title\": \"t\", \"category\": \"other\", \"severity\": "
+                      "\"error\", \"servers\": [\"any\"], \"pattern\": \"strategy=(?P<s>.*)$\", "
+                      "\"explanation\": \"e\", \"remediation\": [{\"flag\": \"--x\", \"value\": \"{s}\"}, "
+                      "{\"flag\": \"--y\", \"value\": \"a literal, with spaces\"}], \"examples\": "
+                      "{\"match\": [], \"no_match\": []}}"));
+  logrx::Diagnostics errors;
+  auto book = logrx::Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book.has_value());
+  auto values = [&](const std::string& line) {
+    std::vector<std::string> out;
+    for (const auto& f : scan_text(*book, line).findings)
+      for (const auto& item : f.remediation) out.push_back(item.name + "=" + item.value.value_or(""));
+    return out;
+  };
+  CHECK(values("strategy=extra_buffer\n") ==
+        std::vector<std::string>{"--x=extra_buffer", "--y=a literal, with spaces"});
+  for (const char* hostile : {"strategy=x --trust-remote-code\n", "strategy=--enable-evil\n",
+                              "strategy=$(rm -rf /)\n", "strategy=a;b\n", "strategy=`id`\n"}) {
+    INFO(hostile);
+    CHECK(values(hostile) == std::vector<std::string>{"--y=a literal, with spaces"});
+  }
+}
