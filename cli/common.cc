@@ -14,18 +14,7 @@
 
 namespace logrx::cli {
 
-std::optional<std::string> builtin_rules_dir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("LOGRX_BUILTIN_RULES"); env != nullptr && *env != '\0') {
-    return std::string(env);
-  }
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  fs::path dir = exe.parent_path().parent_path() / "share" / "logrx" / "rules";
-  if (fs::is_directory(dir, ec)) return dir.lexically_normal().string();
-  return std::nullopt;
-}
+std::optional<std::string> builtin_rules_dir() { return builtin_rules_directory(); }
 
 std::optional<Rulebook> load_rulebook(const RuleOptions& options) {
   std::vector<RuleSource> sources;

@@ -30,6 +30,9 @@ void write_text(std::ostream& out, const Report& report, const TextOptions& opti
 void write_finding_text(std::ostream& out, const Finding& finding, const TextOptions& options = {});
 void write_summary_text(std::ostream& out, const Report& report, const TextOptions& options = {});
 
+// One finding as the JSON object used in the "findings" array.
+std::string finding_to_json(const Finding& finding, int indent = -1);
+
 // SARIF 2.1.0 for code-scanning tools: one run, tool.driver.rules for the
 // rules that fired (help text from `book`), one result per finding with the
 // log file as its artifact. Stale findings are notes.

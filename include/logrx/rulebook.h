@@ -102,6 +102,12 @@ struct RuleSource {
   std::string path;
 };
 
+// The built-in rulebook directory: $LOGRX_BUILTIN_RULES when set, else
+// <executable's dir>/../share/logrx/rules (install and build trees share that
+// layout), else the install prefix this library was configured with.
+// std::nullopt when none exists.
+std::optional<std::string> builtin_rules_directory();
+
 class Rulebook {
  public:
   // Loads every source in order. Inside one source rule ids must be unique; a

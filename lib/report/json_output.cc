@@ -68,6 +68,10 @@ ojson finding_json(const Finding& f) {
 
 }  // namespace
 
+std::string finding_to_json(const Finding& finding, int indent) {
+  return finding_json(finding).dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
 std::string to_json(const Report& report, int indent) {
   ojson doc;
   doc["findings"] = ojson::array();

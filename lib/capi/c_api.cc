@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// The C API: exceptions stop here, strings are malloc'd for any language.
+#include "logrx/logrx.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "logrx/analyzer.h"
+#include "logrx/budget.h"
+#include "logrx/output.h"
+#include "logrx/version.h"
+
+struct logrx_rulebook {
+  logrx::Rulebook book;
+};
+
+struct logrx_analyzer {
+  std::unique_ptr<logrx::Analyzer> analyzer;
+  logrx_finding_callback callback = nullptr;
+  void* user_data = nullptr;
+  std::optional<logrx::Report> report;
+};
+
+namespace {
+
+char* copy_string(const std::string& text) {
+  auto* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) return nullptr;
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+void set_error(char** error, const std::string& message) {
+  if (error != nullptr) *error = copy_string(message);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* logrx_version(void) { return LOGRX_VERSION; }
+
+logrx_rulebook* logrx_rulebook_load(const char* const* dirs, size_t n_dirs, int include_builtin,
+                                    char** error) {
+  if (error != nullptr) *error = nullptr;
+  try {
+    std::vector<logrx::RuleSource> sources;
+    if (include_builtin != 0) {
+      auto builtin = logrx::builtin_rules_directory();
+      if (!builtin) {
+        set_error(error, "the built-in rulebook was not found (set LOGRX_BUILTIN_RULES)");
+        return nullptr;
+      }
+      sources.push_back({*builtin});
+    }
+    for (size_t i = 0; i < n_dirs; ++i)
+      if (dirs != nullptr && dirs[i] != nullptr) sources.push_back({dirs[i]});
+    if (sources.empty()) {
+      set_error(error, "no rule sources");
+      return nullptr;
+    }
+    logrx::Diagnostics problems;
+    auto book = logrx::Rulebook::load(sources, problems);
+    if (!book) {
+      std::string message;
+      for (const auto& d : problems) message += logrx::format_diagnostic(d) + "\n";
+      set_error(error, message);
+      return nullptr;
+    }
+    return new logrx_rulebook{std::move(*book)};
+  } catch (const std::exception& e) {
+    set_error(error, e.what());
+  } catch (...) {
+    set_error(error, "unknown error");
+  }
+  return nullptr;
+}
+
+void logrx_rulebook_free(logrx_rulebook* book) { delete book; }
+
+size_t logrx_rulebook_size(const logrx_rulebook* book) {
+  return book == nullptr ? 0 : book->book.size();
+}
+
+logrx_analyzer* logrx_analyzer_new(const logrx_rulebook* book, const char* stream_name,
+                                   const char* launch_command, char** error) {
+  if (error != nullptr) *error = nullptr;
+  if (book == nullptr) {
+    set_error(error, "no rulebook");
+    return nullptr;
+  }
+  try {
+    logrx::AnalyzerOptions options;
+    if (stream_name != nullptr) options.stream_name = stream_name;
+    if (launch_command != nullptr) options.launch_command = launch_command;
+    auto* out = new logrx_analyzer;
+    out->analyzer = std::make_unique<logrx::Analyzer>(book->book, options);
+    out->analyzer->on_finding([out](const logrx::Finding& finding) {
+      if (out->callback == nullptr) return;
+      std::string json = logrx::finding_to_json(finding);
+      out->callback(json.c_str(), out->user_data);
+    });
+    return out;
+  } catch (const std::exception& e) {
+    set_error(error, e.what());
+  } catch (...) {
+    set_error(error, "unknown error");
+  }
+  return nullptr;
+}
+
+void logrx_analyzer_set_callback(logrx_analyzer* analyzer, logrx_finding_callback callback,
+                                 void* user_data) {
+  if (analyzer == nullptr) return;
+  analyzer->callback = callback;
+  analyzer->user_data = user_data;
+}
+
+int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t length) {
+  if (analyzer == nullptr || analyzer->report || (data == nullptr && length > 0)) return -1;
+  try {
+    analyzer->analyzer->feed(std::string_view(data == nullptr ? "" : data, length));
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t length) {
+  if (analyzer == nullptr || analyzer->report || (line == nullptr && length > 0)) return -1;
+  try {
+    analyzer->analyzer->feed_line(std::string_view(line == nullptr ? "" : line, length));
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+char* logrx_analyzer_finish(logrx_analyzer* analyzer) {
+  if (analyzer == nullptr) return nullptr;
+  try {
+    if (!analyzer->report) analyzer->report = analyzer->analyzer->finish();
+    return copy_string(logrx::to_json(*analyzer->report));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+char* logrx_analyzer_budget(logrx_analyzer* analyzer) {
+  if (analyzer == nullptr || !analyzer->report || analyzer->report->runs.empty()) return nullptr;
+  try {
+    logrx::MemoryBudget budget = logrx::compute_budget(analyzer->report->runs.back());
+    budget.remediation = analyzer->report->remediation;
+    return copy_string(logrx::budget_to_json(budget));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void logrx_analyzer_free(logrx_analyzer* analyzer) { delete analyzer; }
+
+void logrx_free(void* pointer) { std::free(pointer); }
+
+}  // extern "C"
