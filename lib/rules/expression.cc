@@ -3,6 +3,7 @@
 
 #include <boost/spirit/home/x3.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -477,7 +478,55 @@ std::optional<double> parse_quantity(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// The grammar is recursive: nesting (parentheses, calls, unary operators) is
+// bounded before parsing so no input can exhaust the stack.
+constexpr int kMaxExpressionNesting = 64;
+
+int expression_nesting(std::string_view source) {
+  int depth = 0;
+  int deepest = 0;
+  int unary_run = 0;
+  bool operand_seen = false;  // the previous token ends an operand
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    char c = source[i];
+    if (c == '"') {
+      for (++i; i < source.size() && source[i] != '"'; ++i)
+        if (source[i] == '\\') ++i;
+      operand_seen = true;
+      unary_run = 0;
+      continue;
+    }
+    if (c == ' ' || c == '\t') continue;
+    if (c == '(') {
+      ++depth;
+      operand_seen = false;
+    } else if (c == ')') {
+      --depth;
+      operand_seen = true;
+      unary_run = 0;
+    } else if ((c == '-' || c == '!') && !operand_seen) {
+      ++unary_run;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') {
+      operand_seen = true;
+      unary_run = 0;
+    } else {
+      operand_seen = false;
+    }
+    deepest = std::max(deepest, depth + unary_run);
+  }
+  return deepest;
+}
+
+}  // namespace
+
 std::optional<Expression> Expression::parse(std::string_view source, std::string* error) {
+  if (expression_nesting(source) > kMaxExpressionNesting) {
+    if (error != nullptr)
+      *error = "expression is nested deeper than " + std::to_string(kMaxExpressionNesting) + " levels";
+    return std::nullopt;
+  }
   Builder builder;
   auto first = source.begin();
   auto last = source.end();

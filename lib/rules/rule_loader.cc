@@ -562,6 +562,13 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
     errors.push_back(Diagnostic{"rule.json-syntax", "invalid JSON: " + what, file_name, "", line,
                                 column, ""});
     return;
+  } catch (const json::exception& e) {
+    // Not a syntax error but a value nlohmann cannot hold (a number such as
+    // 8e8788 overflows a double); it gives no position.
+    std::string what = e.what();
+    if (auto close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
+    errors.push_back(Diagnostic{"rule.json-syntax", "invalid JSON: " + what, file_name, "", 0, 0, ""});
+    return;
   }
 
   FileChecker checker(text, file_name, errors);

@@ -119,3 +119,19 @@ TEST_CASE("Quantities parse strictly", "[rules][expression]") {
   CHECK_FALSE(parse_quantity("12 apples").has_value());
   CHECK_FALSE(parse_quantity("1e400").has_value());
 }
+
+TEST_CASE("Regression: deeply nested expressions are refused, not recursed into",
+          "[rules][expression][regression]") {
+  // Found by fuzz_expression: 1,846 '(' overflowed the stack of the X3 grammar.
+  CHECK(parse_error(std::string(1846, '(') + "a") == "expression is nested deeper than 64 levels");
+  CHECK(parse_error(std::string(5000, '-') + "1") == "expression is nested deeper than 64 levels");
+  CHECK(text(std::string(60, '(') + "1" + std::string(60, ')')) == "1");
+  CHECK(text("1 - - 1 - 1 - 1") == "0");
+  // Long flat chains parse; evaluation stops at its own depth guard.
+  std::string chain = "1";
+  for (int i = 0; i < 5000; ++i) chain += " + 1";
+  std::string error;
+  auto e = Expression::parse(chain, &error);
+  REQUIRE(e.has_value());
+  CHECK_FALSE(e->evaluate([](const std::string&) { return std::nullopt; }).has_value());
+}

@@ -120,3 +120,14 @@ TEST_CASE("The top level must be an object with a rules array", "[rules][loader]
   other.write("a.json", "{\"version\": 2, \"rules\": []}");
   CHECK(find_code(load_errors(other.path()), "rule.bad-version") != nullptr);
 }
+
+TEST_CASE("Regression: a JSON number that overflows is a diagnostic, not an abort",
+          "[rules][loader][regression]") {
+  // Found by fuzz_rule_loader: nlohmann throws out_of_range, not parse_error.
+  TempDir dir;
+  dir.write("big.json", "// Server\n{\"rules\": [], \"version\": 8e8788}\n");
+  auto errors = load_errors(dir.path());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "rule.json-syntax");
+  CHECK(errors[0].message.find("number overflow") != std::string::npos);
+}
