@@ -9,6 +9,8 @@
 
 #include "budget.h"
 #include "gaps.h"
+#include "run.h"
+#include "watch.h"
 #include "common.h"
 #include "logrx/version.h"
 #include "rules_cmd.h"
@@ -37,10 +39,14 @@ int main(int argc, char** argv) {
   ScanOptions lint_options;
   RulesOptions explain_options;
   GapsOptions gaps_options;
+  WatchOptions watch_options;
+  RunOptions run_options;
   setup_scan(app, scan_options, exit_code);
   setup_lint(app, lint_options, exit_code);
   setup_explain(app, explain_options, exit_code);
   setup_gaps(app, gaps_options, exit_code);
+  setup_watch(app, watch_options, exit_code);
+  setup_run(app, run_options, exit_code);
   setup_budget(app, budget_options, exit_code);
   setup_rules(app, rules_options, exit_code);
 

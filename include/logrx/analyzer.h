@@ -36,6 +36,8 @@ struct AnalyzerOptions {
   std::optional<std::int64_t> file_mtime;  // the log file's modification time (Unix seconds)
   bool include_silent = false;      // report fact-only rules too (rule testing)
   bool redact = true;               // replace secrets before anything sees a line
+  std::string ready_pattern;        // RE2: a line matching it means the server is ready
+  std::size_t max_runs = 1000;      // launches remembered in Report::runs; older ones are dropped
 };
 
 // Parses an ISO 8601 time ("2026-11-29T09:30:00", optional fraction and zone)
@@ -71,6 +73,15 @@ class Analyzer {
 
   // Lines seen so far.
   std::uint64_t lines() const noexcept;
+
+  // The current launch: its phase ("launching", ..., "exited"), whether it
+  // reached ready, and the server seen in its output ("sglang", "vllm", ...).
+  std::string phase() const;
+  bool ready() const noexcept;
+  std::string server() const;
+
+  // False when options.ready_pattern does not compile; the error says why.
+  bool ok(std::string* error = nullptr) const;
 
  private:
   struct Impl;

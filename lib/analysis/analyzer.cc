@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <re2/re2.h>
+
 #include "analysis/analyzer_impl.h"
 #include "logrx/line.h"
 #include "match/rulebook_impl.h"
@@ -151,6 +153,11 @@ struct Analyzer::Impl {
         rules(RulebookAccess::impl(rulebook)),
         options(std::move(opts)),
         splitter(options.max_line_bytes) {
+    if (!options.ready_pattern.empty()) {
+      re2::RE2::Options re_options;
+      re_options.set_log_errors(false);
+      ready = std::make_unique<re2::RE2>(options.ready_pattern, re_options);
+    }
     start_run(1);
   }
 
@@ -194,6 +201,7 @@ struct Analyzer::Impl {
     std::string last_exception;
   };
 
+  std::unique_ptr<re2::RE2> ready;  // user-defined ready marker
   Rulebook rulebook;  // keeps `rules` alive
   const Rulebook::Impl& rules;
   AnalyzerOptions options;
@@ -287,6 +295,9 @@ struct Analyzer::Impl {
       info.facts.emplace(name, std::move(fact));
     }
     report.runs.push_back(std::move(info));
+    // An endless stream of restarts must not grow without bound.
+    if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1))
+      report.runs.erase(report.runs.begin());
   }
 
   // A wrapper ("Scheduler hit an exception", "Engine core initialization
@@ -582,6 +593,11 @@ struct Analyzer::Impl {
     }
 
     track_event();
+    if (ready && ready->ok() && re2::RE2::PartialMatch(event.text, *ready) &&
+        run.phase < kPhaseReady) {
+      run.phase = kPhaseReady;
+      run.reached_ready = true;
+    }
     if (matches.empty()) {
       if (unmatched_callback) unmatched_callback(event);
       return;
@@ -716,5 +732,20 @@ Report Analyzer::finish() {
 }
 
 std::uint64_t Analyzer::lines() const noexcept { return impl_->report.summary.lines; }
+
+std::string Analyzer::phase() const { return kPhases[impl_->run.phase]; }
+
+bool Analyzer::ready() const noexcept { return impl_->run.reached_ready; }
+
+std::string Analyzer::server() const {
+  Dialect d = impl_->run.server != Dialect::Unknown ? impl_->run.server : impl_->stream_dialect;
+  return std::string(to_string(d));
+}
+
+bool Analyzer::ok(std::string* error) const {
+  if (!impl_->ready || impl_->ready->ok()) return true;
+  if (error != nullptr) *error = "--ready-pattern does not compile: " + impl_->ready->error();
+  return false;
+}
 
 }  // namespace logrx

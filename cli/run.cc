@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+// The supervisor: the child's output goes through unchanged (to the terminal
+// and to a per-attempt log) while logrx reads it; the diagnosis goes to
+// stderr, prefixed with "logrx:".
+#include "run.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "logrx/analyzer.h"
+#include "logrx/line.h"
+#include "logrx/output.h"
+
+extern char** environ;
+
+namespace logrx::cli {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_forward_signal(int sig) { g_signal = sig; }
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_./=:,+@%") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string command_line(const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env) {
+  std::string out;
+  for (const auto& [name, value] : env) out += name + "=" + shell_quote(value) + " ";
+  for (std::size_t i = 0; i < args.size(); ++i) out += (i ? " " : "") + shell_quote(args[i]);
+  return out;
+}
+
+struct Attempt {
+  int status = 0;       // raw waitpid status
+  bool signalled_by_us = false;
+  Report report;
+};
+
+void diagnose(const Report& report, const std::string& header) {
+  std::ostringstream text;
+  TextOptions options;
+  options.color = false;
+  write_text(text, report, options);
+  std::cerr << "logrx: " << header << "\n";
+  std::istringstream lines(text.str());
+  std::string line;
+  while (std::getline(lines, line)) std::cerr << "logrx: " << line << "\n";
+}
+
+Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
+                    const std::vector<std::string>& args,
+                    const std::map<std::string, std::string>& env) {
+  Attempt attempt;
+  std::string line = command_line(args, env);
+  std::ofstream log;
+  if (!options.log_dir.empty()) {
+    ::mkdir(options.log_dir.c_str(), 0755);
+    std::string path = options.log_dir + "/attempt-" + std::to_string(number) + ".log";
+    log.open(path, std::ios::binary | std::ios::trunc);
+    log << "# logrx run attempt " << number << ": " << line << "\n";
+    std::cerr << "logrx: attempt " << number << " logs to " << path << "\n";
+  }
+  std::cerr << "logrx: attempt " << number << ": " << line << "\n";
+
+  AnalyzerOptions analyzer_options;
+  analyzer_options.stream_name = "attempt-" + std::to_string(number);
+  analyzer_options.launch_command = line;
+  analyzer_options.redact = !options.no_redact;
+  analyzer_options.ready_pattern = options.ready_pattern;
+  Analyzer analyzer(book, analyzer_options);
+  bool fatal_reported = false;
+  analyzer.on_finding([&](const Finding& finding) {
+    if (finding.severity != Severity::Fatal || fatal_reported) return;
+    fatal_reported = true;
+    std::cerr << "logrx: fatal: " << escape_for_terminal(finding.title) << " ("
+              << finding.rule_id << ", line " << finding.line << ")\n";
+  });
+
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    std::cerr << "logrx: cannot create pipes: " << std::strerror(errno) << "\n";
+    attempt.status = 127 << 8;
+    return attempt;
+  }
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execvp(argv[0], argv.data());
+    std::string message = "logrx: cannot run " + args[0] + ": " + std::strerror(errno) + "\n";
+    write_all(STDERR_FILENO, message.data(), message.size());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (child < 0) {
+    std::cerr << "logrx: cannot fork: " << std::strerror(errno) << "\n";
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    attempt.status = 127 << 8;
+    return attempt;
+  }
+
+  // Each stream has its own splitter so lines from stdout and stderr never mix.
+  LineSplitter out_lines(analyzer_options.max_line_bytes);
+  LineSplitter err_lines(analyzer_options.max_line_bytes);
+  auto to_analyzer = [&analyzer](std::string_view text, bool) { analyzer.feed_line(text); };
+  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_streams = 2;
+  bool any_output = false;
+  bool timeout_reported = false;
+  auto started = std::chrono::steady_clock::now();
+  std::vector<char> buffer(1 << 16);
+  while (open_streams > 0) {
+    if (g_signal != 0) {
+      ::kill(child, g_signal);
+      attempt.signalled_by_us = true;
+      g_signal = 0;
+    }
+    int ready = ::poll(fds, 2, 200);
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_streams;
+        continue;
+      }
+      any_output = true;
+      write_all(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buffer.data(), static_cast<std::size_t>(n));
+      if (log) log.write(buffer.data(), n);
+      (i == 0 ? out_lines : err_lines)
+          .feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), to_analyzer);
+    }
+    if (!any_output && !timeout_reported && options.startup_timeout > 0 &&
+        std::chrono::steady_clock::now() - started >
+            std::chrono::duration<double>(options.startup_timeout)) {
+      timeout_reported = true;
+      std::cerr << "logrx: error: the server printed nothing within " << options.startup_timeout
+                << " s (logrx.run.no-output): it may be stuck, or its output goes elsewhere "
+                   "(a log file option, Python buffering: PYTHONUNBUFFERED=1)\n";
+    }
+  }
+  out_lines.finish(to_analyzer);
+  err_lines.finish(to_analyzer);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    if (g_signal != 0) {
+      ::kill(child, g_signal);
+      g_signal = 0;
+    }
+  }
+  attempt.status = status;
+  attempt.report = analyzer.finish();
+  if (timeout_reported) {
+    if (const RuleSpec* rule = book.find("logrx.run.no-output")) {
+      Finding f;
+      f.rule_id = rule->id;
+      f.title = rule->title;
+      f.explanation = rule->explanation;
+      f.category = rule->category;
+      f.severity = rule->severity;
+      f.file = analyzer_options.stream_name;
+      f.message = "no output within " + std::to_string(options.startup_timeout) + " s";
+      attempt.report.findings.insert(attempt.report.findings.begin(), f);
+      ++attempt.report.summary.findings;
+    }
+  }
+  return attempt;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "ended";
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitError;
+}
+
+}  // namespace
+
+std::string detect_server(const std::vector<std::string>& command) {
+  auto has = [&](std::string_view needle) {
+    for (const std::string& word : command)
+      if (word.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  if (has("sglang")) return "sglang";
+  if (has("vllm")) return "vllm";
+  if (has("text-generation-launcher") || has("text-generation-server")) return "tgi";
+  if (has("llama-server") || has("llama.cpp")) return "llamacpp";
+  if (has("trtllm")) return "trtllm";
+  if (has("lmdeploy")) return "lmdeploy";
+  if (has("ollama")) return "ollama";
+  return "";
+}
+
+bool apply_remediation(const Rulebook& book, const std::string& server,
+                       const std::vector<RemediationItem>& items, std::vector<std::string>& args,
+                       std::map<std::string, std::string>& env, std::vector<std::string>& applied,
+                       std::vector<std::string>& skipped) {
+  bool changed = false;
+  for (const RemediationItem& item : items) {
+    if (item.alternative) continue;
+    if (!book.knows(server, item.name)) {
+      skipped.push_back(item.name + " (not a known " + (server.empty() ? std::string("server") : server) +
+                        (item.kind == RemediationItem::Kind::Flag ? " flag)" : " variable)"));
+      continue;
+    }
+    if (item.kind == RemediationItem::Kind::Env) {
+      std::string value = item.value.value_or("");
+      auto it = env.find(item.name);
+      if (it == env.end() || it->second != value) {
+        env[item.name] = value;
+        changed = true;
+        applied.push_back(item.name + "=" + value);
+      }
+      continue;
+    }
+    // Flags that need a value but have none are advice, not arguments.
+    bool found = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == item.name) {
+        found = true;
+        if (!item.value) break;
+        if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
+          if (args[i + 1] != *item.value) {
+            applied.push_back(item.name + " " + *item.value + " (was " + args[i + 1] + ")");
+            args[i + 1] = *item.value;
+            changed = true;
+          }
+        } else {
+          args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, *item.value);
+          applied.push_back(item.name + " " + *item.value);
+          changed = true;
+        }
+        break;
+      }
+      if (args[i].rfind(item.name + "=", 0) == 0) {
+        found = true;
+        if (item.value && args[i] != item.name + "=" + *item.value) {
+          applied.push_back(item.name + "=" + *item.value + " (was " + args[i].substr(item.name.size() + 1) + ")");
+          args[i] = item.name + "=" + *item.value;
+          changed = true;
+        }
+        break;
+      }
+    }
+    if (!found) {
+      if (!item.value && item.why.empty()) continue;
+      args.push_back(item.name);
+      if (item.value) args.push_back(*item.value);
+      applied.push_back(item.name + (item.value ? " " + *item.value : std::string()));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+void setup_run(CLI::App& app, RunOptions& options, int& exit_code) {
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Supervise a server: pass its output through, diagnose it live, and relaunch it with the "
+      "prescribed flags (logrx run [options] -- CMD ARGS...)");
+  run->add_option("command", options.command, "The server command, after --")->required();
+  run->add_option("--restart", options.restart,
+                  "Relaunch at most N times after a failure (with --apply-remediation)")
+      ->check(CLI::Range(0, 100));
+  run->add_flag("--apply-remediation", options.apply_remediation,
+                "Merge the prescribed flags and variables into the next launch");
+  run->add_option("--log-dir", options.log_dir,
+                  "Write each attempt's output to DIR/attempt-N.log, command line first");
+  run->add_option("--startup-timeout", options.startup_timeout,
+                  "Report a server that prints nothing within SECONDS");
+  run->add_option("--ready-pattern", options.ready_pattern,
+                  "RE2 pattern of the line that means 'ready' for servers logrx does not know");
+  run->add_option("--server", options.server, "The server kind, when it cannot be told from CMD")
+      ->check(CLI::IsMember({"sglang", "vllm", "tgi", "llamacpp", "trtllm", "lmdeploy", "ollama"}));
+  run->add_option("--rules", options.rules.extra_dirs, "Also load the rules in DIR")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  run->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
+  run->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
+  run->footer(
+      "Exits with the server's status (128+N when it was killed by signal N); SIGINT and SIGTERM "
+      "are forwarded to it. 2 for logrx's own errors.");
+  run->callback([&options, &exit_code] { exit_code = run_run(options); });
+}
+
+int run_run(const RunOptions& options) {
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+  if (options.command.empty()) {
+    std::cerr << "logrx: run needs a command after --\n";
+    return kExitError;
+  }
+  std::signal(SIGINT, on_forward_signal);
+  std::signal(SIGTERM, on_forward_signal);
+
+  std::vector<std::string> args = options.command;
+  std::map<std::string, std::string> env;
+  std::string server = options.server.empty() ? detect_server(args) : options.server;
+  int last_status = 0;
+  for (int number = 1;; ++number) {
+    Attempt attempt = run_attempt(*book, options, number, args, env);
+    last_status = attempt.status;
+    diagnose(attempt.report, "attempt " + std::to_string(number) + " " + describe_status(attempt.status) +
+                                 " (phase " + (attempt.report.runs.empty() ? std::string("launching")
+                                                                           : attempt.report.runs.back().phase) +
+                                 ")");
+    bool failed = !(WIFEXITED(attempt.status) && WEXITSTATUS(attempt.status) == 0);
+    if (!failed || attempt.signalled_by_us || !options.apply_remediation || number > options.restart)
+      break;
+    if (server.empty() && !attempt.report.runs.empty() && attempt.report.runs.back().server != "unknown")
+      server = attempt.report.runs.back().server;
+    std::vector<std::string> applied;
+    std::vector<std::string> skipped;
+    bool changed = apply_remediation(*book, server, attempt.report.remediation, args, env, applied, skipped);
+    for (const std::string& s : skipped) std::cerr << "logrx: not applied: " << s << "\n";
+    if (!changed) {
+      std::cerr << "logrx: nothing new to apply; not relaunching\n";
+      break;
+    }
+    std::cerr << "logrx: relaunching (attempt " << number + 1 << " of " << options.restart + 1
+              << ") with:";
+    for (const std::string& a : applied) std::cerr << " " << a << ";";
+    std::cerr << "\n";
+  }
+  return exit_code_of(last_status);
+}
+
+}  // namespace logrx::cli

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "common.h"
+
+namespace logrx::cli {
+
+struct WatchOptions {
+  std::string file;
+  std::string format = "text";
+  int poll_ms = 250;
+  bool no_redact = false;
+  std::string ready_pattern;
+  RuleOptions rules;
+};
+
+// `logrx watch FILE`: follow a growing log like tail -F and print findings
+// as they happen.
+void setup_watch(CLI::App& app, WatchOptions& options, int& exit_code);
+int run_watch(const WatchOptions& options);
+
+}  // namespace logrx::cli
