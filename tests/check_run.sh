@@ -19,6 +19,14 @@ relaunch)
   grep -q "Not enough memory" logs/attempt-1.log || fail "attempt-1 log lacks the output"
   [ ! -e logs/attempt-3.log ] || fail "a third attempt ran"
   ;;
+flags-and-environment)
+  "$logrx" run --restart 2 --apply-remediation -- \
+    sh "$fake" --mode spec-conflict --model-path sglang-fake > out.txt 2> err.txt
+  [ $? -eq 0 ] || fail "exit status after the relaunch"
+  grep -q "^ARGS: --mode spec-conflict --model-path sglang-fake --mamba-scheduler-strategy extra_buffer$" out.txt || fail "flag not added"
+  grep -q "^ENV SGLANG_ENABLE_SPEC_V2=1 " out.txt || fail "variable not set in the child"
+  grep -q "attempt 2: SGLANG_ENABLE_SPEC_V2=1 sh " err.txt || fail "command line does not show the variable"
+  ;;
 stop-when-nothing-new)
   # 0.95 is the ceiling: the prescription equals the current value.
   "$logrx" run --restart 5 --apply-remediation -- sh "$fake" --mode always-fail --mem-fraction-static 0.95 > out.txt 2> err.txt

@@ -4,6 +4,8 @@
 #   fail-then-heal  the scenario-1 failure while --mem-fraction-static < 0.85,
 #                   a healthy start once it is high enough (the default)
 #   always-fail     the failure whatever the flags
+#   spec-conflict   the speculative/radix conflict until run with
+#                   --mamba-scheduler-strategy extra_buffer and SGLANG_ENABLE_SPEC_V2=1
 #   serve           a healthy start, then waits for SIGTERM/SIGINT
 #   exit N          exits with status N
 #   silent          prints nothing for 3 seconds
@@ -12,6 +14,7 @@
 all_args="$*"
 mode=fail-then-heal
 fraction=0.8
+strategy=auto
 code=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,6 +22,7 @@ while [ $# -gt 0 ]; do
     --mem-fraction-static) fraction=$2; shift ;;
     --mem-fraction-static=*) fraction=${1#*=} ;;
     --code) code=$2; shift ;;
+    --mamba-scheduler-strategy) strategy=$2; shift ;;
   esac
   shift
 done
@@ -48,6 +52,10 @@ case "$mode" in
     if awk "BEGIN { exit !($fraction < 0.85) }"; then failure; exit 1; fi
     healthy ;;
   always-fail) failure; exit 1 ;;
+  spec-conflict)
+    if [ "$strategy" = extra_buffer ] && [ "${SGLANG_ENABLE_SPEC_V2:-}" = 1 ]; then healthy; exit 0; fi
+    echo "ValueError: Speculative decoding for Qwen3_5ForConditionalGeneration is not compatible with radix cache when using --mamba-scheduler-strategy no_buffer.To use radix cache with speculative decoding, please use --mamba-scheduler-strategy extra_buffer and set SGLANG_ENABLE_SPEC_V2=1." >&2
+    exit 1 ;;
   serve)
     trap 'echo "got SIGTERM"; exit 143' TERM
     trap 'echo "got SIGINT"; exit 130' INT
