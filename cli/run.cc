@@ -110,6 +110,14 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
     fatal_reported = true;
     std::cerr << "logrx: fatal: " << escape_for_terminal(finding.title) << " ("
               << finding.rule_id << ", line " << finding.line << ")\n";
+    for (const RemediationItem& item : finding.remediation) {
+      std::cerr << "logrx:   " << (item.alternative ? "or:  " : "fix: ")
+                << escape_for_terminal(item.name);
+      if (item.value)
+        std::cerr << (item.kind == RemediationItem::Kind::Env ? "=" : " ")
+                  << escape_for_terminal(*item.value);
+      std::cerr << "\n";
+    }
   });
 
   int out_pipe[2];

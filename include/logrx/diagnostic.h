@@ -4,6 +4,8 @@
 // A Diagnostic names the file, the rule and the position of the problem, so a
 // rule author can jump to it. Loaders report every problem they find, not only
 // the first.
+//
+// Thread-safety: plain values; format_diagnostic is pure.
 #pragma once
 
 #include <string>

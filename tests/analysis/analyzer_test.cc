@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "logrx/analyzer.h"
+#include "logrx/output.h"
 #include "support/test_support.h"
 
 using logrx::Analyzer;
@@ -146,4 +149,22 @@ TEST_CASE("Merged remediation: primary items only, the more severe finding wins"
   REQUIRE(merged.size() == 1);
   CHECK(merged[0].name == "--mem-fraction-static");
   CHECK(merged[0].value == std::optional<std::string>("0.85"));
+}
+
+TEST_CASE("One rulebook serves analyzers on several threads", "[analysis][threads]") {
+  auto book = load_builtin();
+  std::string log;
+  for (int i = 0; i < 200; ++i)
+    log += "[2026-03-11 10:40:18 TP" + std::to_string(i % 4) +
+           "] KV cache pool is full. Retract requests. #retracted_reqs: " + std::to_string(i) + "\n";
+  log += "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.8\n";
+  std::string expected = logrx::to_json(scan_text(book, log));
+  std::vector<std::string> results(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round) results[static_cast<std::size_t>(t)] = logrx::to_json(scan_text(book, log));
+    });
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) CHECK(result == expected);
 }
