@@ -6,11 +6,20 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/pre
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "install failed: ${err}")
 endif()
+# A sanitizer build installs instrumented code: its consumers must link the
+# sanitizer runtimes too.
+set(extra_flags "")
+if(SANITIZE)
+  set(extra_flags -fsanitize=address,undefined)
+endif()
+string(REPLACE ";" " " extra_flags_string "${extra_flags}")
 set(log "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.8\n")
 set(ENV{LOGRX_BUILTIN_RULES} ${WORK}/prefix/share/logrx/rules)
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE}/tests/consumer -B ${WORK}/cxx
                         -DCMAKE_PREFIX_PATH=${WORK}/prefix
+                        "-DCMAKE_CXX_FLAGS=${extra_flags_string}"
+                        "-DCMAKE_EXE_LINKER_FLAGS=${extra_flags_string}"
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "consumer configure failed:\n${out}\n${err}")
@@ -30,7 +39,7 @@ if(NOT code EQUAL 0)
   message(FATAL_ERROR "pkg-config does not find logrx")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-execute_process(COMMAND cc -std=c99 -Wall -Werror ${SOURCE}/tests/consumer/main.c ${flags} -o ${WORK}/c_consumer
+execute_process(COMMAND cc -std=c99 -Wall -Werror ${extra_flags} ${SOURCE}/tests/consumer/main.c ${flags} -o ${WORK}/c_consumer
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "C consumer build failed:\n${err}")
