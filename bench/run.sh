@@ -36,7 +36,8 @@ measure() {
   local best="" rss=""
   for _ in $(seq 1 "$runs"); do
     local line
-    line=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o $out/time.txt -f "%e %M" "$@" > /dev/null 2> /dev/null || true
+    line=$(tail -1 $out/time.txt)
     local t=${line% *} m=${line#* }
     if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; rss=$m; fi
   done
@@ -59,9 +60,9 @@ row "rg -c -f patterns" "$t_rg" "$rss_rg"
 row "logrx scan --format json" "$t_logrx" "$rss_logrx"
 
 # 1 GB through a pipe: peak memory must stay bounded however long the stream.
-pipe_rss=$( { /usr/bin/time -f "%M" sh -c "$out/gen_log --server mixed --mb 1024 --seed 7 | $logrx scan --format json --fail-on never > /dev/null"; } 2>&1 | tail -1)
-# /usr/bin/time reports the largest process of the pipeline; measure logrx alone:
-pipe_rss=$( { $out/gen_log --server mixed --mb 1024 --seed 7 | /usr/bin/time -f "%M" $logrx scan --format json --fail-on never > /dev/null; } 2>&1 | tail -1)
+$out/gen_log --server mixed --mb 1024 --seed 7 |
+  /usr/bin/time -o $out/time.txt -f "%M" $logrx scan --format json --fail-on never > /dev/null
+pipe_rss=$(tail -1 $out/time.txt)
 echo "1 GB from a pipe: logrx peak RSS $((pipe_rss / 1024)) MB"
 
 # Start-up: the rulebook compile (rules list loads and compiles it) and a small scan.

@@ -164,13 +164,19 @@ int run_rules_patterns(const RulesOptions& options) {
   for (const RuleSpec& rule : book->rules()) {
     if (rule.trigger != Trigger::Line) continue;
     // logrx matches the message after the line's header; a grep over whole
-    // lines needs the start anchor dropped to find the same messages.
+    // lines needs the start anchor dropped to find the same messages. Tools
+    // such as rg -f join all patterns into one, so capture names (which
+    // would repeat) become plain groups and a leading (?i) is scoped.
     std::string pattern = rule.pattern;
-    if (pattern.rfind("(?i)^", 0) == 0) {
-      pattern.erase(4, 1);
-    } else if (!pattern.empty() && pattern[0] == '^') {
-      pattern.erase(0, 1);
+    bool insensitive = pattern.rfind("(?i)", 0) == 0;
+    if (insensitive) pattern.erase(0, 4);
+    if (!pattern.empty() && pattern[0] == '^') pattern.erase(0, 1);
+    for (std::size_t at = pattern.find("(?P<"); at != std::string::npos; at = pattern.find("(?P<", at)) {
+      std::size_t close = pattern.find('>', at);
+      if (close == std::string::npos) break;
+      pattern.replace(at, close - at + 1, "(?:");
     }
+    if (insensitive) pattern = "(?i:" + pattern + ")";
     std::cout << pattern << "\n";
   }
   return kExitClean;

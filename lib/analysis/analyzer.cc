@@ -656,6 +656,11 @@ struct Analyzer::Impl {
     for (int candidate : candidates) {
       auto index = static_cast<std::size_t>(candidate);
       if (!rules.applies_to(index, effective)) continue;
+      const CompiledRule& compiled = rules.compiled[index];
+      // Serving-phase markers match most lines of a busy log; once the run is
+      // in that phase they have nothing left to do.
+      if (compiled.phase_only && !options.include_silent && run.phase >= compiled.phase_index)
+        continue;
       if (!rules.extract(index, event.message, scratch_captures)) continue;
       matches.push_back(Match{index, scratch_captures});
     }

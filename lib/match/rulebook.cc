@@ -315,6 +315,10 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
                     "example expects capture \"" + name + "\", which the pattern does not have");
       }
     }
+    compiled.phase_only = rule.silent && !rule.sets_phase.empty() && rule.facts.empty() &&
+                          rule.config_dump.empty() && !rule.starts_run;
+    for (std::size_t p = 0; p < sizeof(kPhases) / sizeof(kPhases[0]); ++p)
+      if (rule.sets_phase == kPhases[p]) compiled.phase_index = p;
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;

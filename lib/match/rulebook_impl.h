@@ -27,6 +27,10 @@ struct CompiledRule {
   std::optional<detail::Expression> when;
   std::vector<std::pair<std::string, detail::Expression>> facts;
   std::vector<CompiledRemediation> remediation;  // parallel to RuleSpec::remediation
+  // Silent rules whose only effect is to move the run to a phase: once the
+  // run is there, matching them again changes nothing.
+  bool phase_only = false;
+  std::size_t phase_index = 0;
 };
 
 struct Rulebook::Impl {

@@ -41,14 +41,60 @@ bool is_placeholder(std::string_view value) {
          value == "<redacted>";
 }
 
-bool may_hold_secret(std::string_view text) {
-  static constexpr std::array<std::string_view, 14> kHints{
-      "key", "KEY", "Key", "oken", "OKEN", "ecret", "ECRET", "assw", "ASSW",
-      "uthorization", "UTHORIZATION", "hf_", "sk-", "://"};
-  for (std::string_view hint : kHints)
-    if (text.find(hint) != std::string_view::npos) return true;
-  return text.find("ghp_") != std::string_view::npos || text.find("github_pat_") != std::string_view::npos ||
-         text.find("xox") != std::string_view::npos;
+// A cheap test run on every line, in one pass: the full pattern runs only on
+// lines that contain the start of a secret's key or prefix. Words common in
+// healthy logs ("#token:", "tokens/s", "api_server.py") are not hints.
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool has_ci(std::string_view text, std::size_t at, std::string_view word) {
+  if (at + word.size() > text.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k)
+    if (lower(text[at + k]) != word[k]) return false;
+  return true;
+}
+
+bool may_hold_secret(std::string_view t) {
+  for (std::size_t i = 0; i + 2 < t.size(); ++i) {
+    switch (lower(t[i])) {
+      case 'a':  // api_key, api-key, apikey, api_token, authorization
+        if (has_ci(t, i, "api") && i + 3 < t.size()) {
+          char next = lower(t[i + 3]);
+          char after = i + 4 < t.size() ? lower(t[i + 4]) : '\0';
+          if (next == 'k' || ((next == '_' || next == '-') && (after == 'k' || after == 't'))) return true;
+        }
+        if (has_ci(t, i, "authorization")) return true;
+        break;
+      case 'h':  // hf_token, hf-token, hf_... tokens
+        if (lower(t[i + 1]) == 'f' && (t[i + 2] == '_' || t[i + 2] == '-')) return true;
+        break;
+      case 's':  // sk-..., secret, client_secret
+        if (t[i + 1] == 'k' && t[i + 2] == '-') return true;
+        if (has_ci(t, i, "secret")) return true;
+        break;
+      case 'p':  // password, passwd
+        if (has_ci(t, i, "passw")) return true;
+        break;
+      case 'g':  // ghp_..., github_pat_...
+        if (has_ci(t, i, "ghp_") || has_ci(t, i, "github_pat_")) return true;
+        break;
+      case 'x':  // xoxb-... and friends
+        if (t[i + 1] == 'o' && t[i + 2] == 'x') return true;
+        break;
+      case '_':
+      case '-':  // access_token, auth_token, api_token, --token; not "#new-token:"
+        if (has_ci(t, i + 1, "token") &&
+            ((i >= 4 && (has_ci(t, i - 4, "auth") || has_ci(t, i - 4, "cess"))) ||
+             (i >= 3 && has_ci(t, i - 3, "api")) || (i >= 1 && t[i - 1] == '-')))
+          return true;
+        break;
+      case ':':  // scheme://user:password@host
+        if (t[i + 1] == '/' && t[i + 2] == '/' && t.find('@', i) != std::string_view::npos) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
 }
 
 }  // namespace
