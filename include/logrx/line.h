@@ -63,6 +63,10 @@ struct LineEvent {
 // Other control characters are kept; printers escape them.
 void sanitize_line(std::string_view raw, std::string& out);
 
+// True when `bytes` holds nothing sanitize_line would change (no ESC, CR,
+// NUL or byte above 0x7F).
+bool is_plain_text(std::string_view bytes) noexcept;
+
 // Sanitises `raw` and parses it into `event` (all fields overwritten). With
 // `redact`, secrets are replaced first (see redact_secrets).
 void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event,
@@ -91,6 +95,9 @@ class LineSplitter {
 
   // Emits the last line if the stream did not end with a newline.
   void finish(const LineCallback& on_line);
+
+  // True when a line has begun but not ended.
+  bool has_pending() const noexcept { return has_pending_; }
 
  private:
   std::size_t max_line_bytes_;

@@ -210,6 +210,7 @@ struct Analyzer::Impl {
   std::vector<int> candidates;
   std::vector<Match> matches;
   std::map<std::string, std::string> scratch_captures;
+  std::string redact_scratch;
   FindingCallback callback;
   LineCallback unmatched_callback;
   Report report;
@@ -559,14 +560,29 @@ struct Analyzer::Impl {
     for (const auto& entry : entries) record_fact(entry.key, to_value(entry.value));
   }
 
-  void process(std::string_view raw, bool truncated) {
+  void process(std::string_view raw, bool truncated, bool may_match = true) {
     ++report.summary.lines;
-    parse_line(raw, report.summary.lines, event, options.redact);
+    parse_line(raw, report.summary.lines, event, false);
     event.truncated = truncated;
     if (truncated) ++report.summary.truncated_lines;
     if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
 
-    find_matches();
+    if (may_match) {
+      find_matches();
+    } else {
+      matches.clear();
+    }
+    // Secrets only matter in what is reported: a line that matched a rule or
+    // goes to the gap collector. It is redacted, then matched again, so that
+    // no capture, fact or message carries the secret.
+    if (options.redact && (!matches.empty() || unmatched_callback)) {
+      redact_scratch = event.text;
+      if (redact_secrets(redact_scratch)) {
+        parse_line(raw, report.summary.lines, event, true);
+        event.truncated = truncated;
+        find_matches();
+      }
+    }
 
     bool banner = false;
     for (const Match& m : matches) {
@@ -718,9 +734,39 @@ void Analyzer::on_unmatched_line(LineCallback callback) {
 }
 
 void Analyzer::feed(std::string_view bytes) {
-  impl_->splitter.feed(bytes, [this](std::string_view line, bool truncated) {
-    impl_->process(line, truncated);
-  });
+  Impl& impl = *impl_;
+  auto run_lines = [&impl](std::string_view block, bool may_match) {
+    // A line that began in an earlier block is always matched in full.
+    bool first_line_spans = impl.splitter.has_pending();
+    impl.splitter.feed(block, [&](std::string_view line, bool truncated) {
+      impl.process(line, truncated, may_match || first_line_spans);
+      first_line_spans = false;
+    });
+  };
+  // Once a run is serving, most lines are batch statistics and access logs
+  // that only phase markers match. One pass of the chunk selector over a block
+  // of lines tells whether any line in it can matter; if none can, the lines
+  // are still parsed (runs, events, timestamps) but not matched. Blocks are
+  // small so that a rare problem line keeps only its neighbours from being
+  // skipped, and only plain ASCII blocks qualify: sanitising could otherwise
+  // change what matches.
+  constexpr std::size_t kBlock = 8 * 1024;
+  while (!bytes.empty()) {
+    std::size_t cut = bytes.size();
+    if (cut > kBlock) {
+      std::size_t newline = bytes.find('\n', kBlock);
+      cut = newline == std::string_view::npos ? bytes.size() : newline + 1;
+    }
+    std::string_view block = bytes.substr(0, cut);
+    bool may_match = true;
+    if (impl.run.phase == 5 && impl.rules.chunk_selector_ok && !impl.options.include_silent &&
+        !impl.unmatched_callback && is_plain_text(block)) {
+      may_match =
+          impl.rules.chunk_selector->Match(re2::StringPiece(block.data(), block.size()), nullptr);
+    }
+    run_lines(block, may_match);
+    bytes.remove_prefix(cut);
+  }
 }
 
 void Analyzer::feed_line(std::string_view line) {

@@ -322,6 +322,24 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;
+  impl->chunk_selector =
+      std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+  bool chunk_ok = true;
+  for (std::size_t i = 0; i < rules.size() && chunk_ok; ++i) {
+    if (rules[i].trigger != Trigger::Line || impl->compiled[i].phase_only) continue;
+    std::string pattern = rules[i].pattern;
+    std::string prefix;
+    if (pattern.rfind("(?i)", 0) == 0) {
+      prefix = "(?i)";
+      pattern.erase(0, 4);
+    }
+    if (!pattern.empty() && pattern[0] == '^') pattern.erase(0, 1);
+    if (!pattern.empty() && pattern.back() == '$' &&
+        (pattern.size() < 2 || pattern[pattern.size() - 2] != '\\'))
+      pattern.pop_back();
+    chunk_ok = impl->chunk_selector->Add(prefix + pattern, nullptr) >= 0;
+  }
+  impl->chunk_selector_ok = chunk_ok && impl->chunk_selector->Compile();
   if (!impl->selector_rules.empty() && !impl->selector->Compile()) {
     errors.push_back(Diagnostic{"engine.out-of-memory",
                                 "the rulebook's combined patterns exceed RE2's memory budget", "",

@@ -37,6 +37,12 @@ struct Rulebook::Impl {
   std::vector<RuleSpec> rules;  // sorted by id
   std::vector<CompiledRule> compiled;
   std::unique_ptr<re2::RE2::Set> selector;
+  // Every line rule that can have an effect once a run is serving (all but
+  // the phase markers), with ^ and $ anchors dropped so that it can be run
+  // over a whole chunk of the stream: no match there means no match on any
+  // line inside it.
+  std::unique_ptr<re2::RE2::Set> chunk_selector;
+  bool chunk_selector_ok = false;
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -68,15 +69,30 @@ std::size_t skip_escape(std::string_view text, std::size_t i) {
   return i + 2;  // two-byte escape such as ESC c or ESC =
 }
 
+// True when a byte is ESC, CR, NUL or >= 0x80. Eight bytes at a time: this
+// runs on every line, and nearly every line is plain ASCII.
 bool needs_cleaning(std::string_view raw) {
-  for (char c : raw) {
-    unsigned char u = static_cast<unsigned char>(c);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+  auto has_zero = [](std::uint64_t v) { return ((v - kOnes) & ~v & kHighs) != 0; };
+  std::size_t i = 0;
+  for (; i + 8 <= raw.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, raw.data() + i, 8);
+    if ((w & kHighs) != 0 || has_zero(w) || has_zero(w ^ (kOnes * 0x1b)) ||
+        has_zero(w ^ (kOnes * '\r')))
+      return true;
+  }
+  for (; i < raw.size(); ++i) {
+    unsigned char u = static_cast<unsigned char>(raw[i]);
     if (u == 0x1b || u == '\r' || u == 0 || u >= 0x80) return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool is_plain_text(std::string_view bytes) noexcept { return !needs_cleaning(bytes); }
 
 void sanitize_line(std::string_view raw, std::string& out) {
   out.clear();

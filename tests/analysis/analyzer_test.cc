@@ -168,3 +168,34 @@ TEST_CASE("One rulebook serves analyzers on several threads", "[analysis][thread
   for (auto& thread : threads) thread.join();
   for (const auto& result : results) CHECK(result == expected);
 }
+
+TEST_CASE("Skipping blocks while serving changes no result", "[analysis][performance]") {
+  // A serving log with rare problems, scanned in large chunks (where blocks
+  // without a rule that can act are skipped) and line by line (never skipped).
+  auto book = load_builtin();
+  std::string log =
+      "[2026-06-02 14:06:34] max_total_num_tokens=77056, max_running_requests=64, context_len=8192, available_gpu_mem=3.12 GB\n"
+      "[2026-06-02 14:06:39] The server is fired up and ready to roll!\n";
+  for (int i = 0; i < 20000; ++i) {
+    log += "[2026-06-02 14:10:05 TP0] Decode batch, #running-req: 4, #token: " + std::to_string(i) +
+           ", token usage: 0.04, cuda graph: True, gen throughput (token/s): 412.37, #queue-req: 9, \n";
+    if (i % 997 == 0)
+      log += "[2026-06-02 14:10:05 TP1] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_token_ratio: 0.4500 -> 0.7000\n";
+    if (i == 15000)
+      log += "[2026-06-02 14:11:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+             "RuntimeError: Prefill out of memory. Try to lower your batch size.\n";
+  }
+  logrx::Analyzer chunked(book);
+  for (std::size_t at = 0; at < log.size(); at += 1 << 18) chunked.feed(std::string_view(log).substr(at, 1 << 18));
+  logrx::Analyzer lines(book);
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    lines.feed_line(std::string_view(log).substr(start, end - start));
+    start = end + 1;
+  }
+  auto a = chunked.finish();
+  auto b = lines.finish();
+  CHECK(logrx::to_json(a) == logrx::to_json(b));
+  CHECK(a.summary.findings >= 3);
+}
