@@ -114,8 +114,8 @@ std::int64_t timestamp_seconds(const Timestamp& ts, int year) {
   return days * 86400 + ts.hour * 3600 + ts.minute * 60 + ts.second;
 }
 
-Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
-                       int run, std::string message) {
+Finding finding_base(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                     int run) {
   Finding f;
   f.rule_id = rule.id;
   f.title = rule.title;
@@ -128,8 +128,15 @@ Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uin
   f.last_line = line;
   f.run = run;
   f.server = rule.servers.size() == 1 ? rule.servers[0] : "any";
-  f.message = std::move(message);
   f.references = rule.references;
+  f.wrapper = rule.wrapper;
+  return f;
+}
+
+Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                       int run, std::string message) {
+  Finding f = finding_base(rule, stream, line, run);
+  f.message = std::move(message);
   for (const RemediationSpec& spec : rule.remediation) {
     if (!spec.value) continue;
     RemediationItem item;
@@ -433,24 +440,14 @@ struct Analyzer::Impl {
     const RuleSpec& rule = rules.rules[index];
     const CompiledRule& compiled = rules.compiled[index];
     auto plain = lookup_for(captures);
-    Finding f;
-    f.rule_id = rule.id;
+    Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
     f.title = detail::expand_template(rule.title, plain).value_or(rule.title);
-    f.explanation = rule.explanation;
-    f.category = rule.category;
-    f.severity = rule.severity;
-    f.file = options.stream_name;
-    f.line = line;
-    f.end_line = line;
-    f.last_line = line;
-    f.run = run.number;
     Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
     if (event.dialect != Dialect::Unknown && line == event.line) effective = event.dialect;
     f.server = rule.servers.size() == 1 && rule.servers[0] != "any"
                    ? rule.servers[0]
                    : std::string(to_string(effective));
     f.phase = kPhases[run.phase];
-    f.wrapper = rule.wrapper;
     if (captures != nullptr) f.captures = *captures;
     for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
       const RemediationSpec& spec = rule.remediation[i];
@@ -479,7 +476,6 @@ struct Analyzer::Impl {
       item.rule_id = rule.id;
       f.remediation.push_back(std::move(item));
     }
-    f.references = rule.references;
     return f;
   }
 

@@ -14,6 +14,10 @@
 
 namespace logrx::detail {
 
+// The fields every finding of `rule` shares (no message, captures or remediation).
+Finding finding_base(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                     int run);
+
 // Builds a finding from an engine rule (one the analyzer emits itself).
 Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
                        int run, std::string message);

@@ -54,22 +54,16 @@ MemoryBudget compute_budget(const RunInfo& run) {
   };
   add("weights", "weights_gb", "");
   if (fact(run, "draft_weights_gb")) add("draft weights", "draft_weights_gb", "speculative draft model");
-  std::string kv_detail;
-  if (auto tokens = fact(run, "kv_tokens")) {
+  auto count = [&](const char* fact_name, const char* unit) {
+    auto value = fact(run, fact_name);
+    if (!value) return std::string();
     char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.0f tokens", *tokens);
-    kv_detail = buffer;
-  }
-  add("KV cache", "kv_gb", kv_detail);
-  if (fact(run, "mamba_gb") || fact(run, "mamba_slots")) {
-    std::string detail;
-    if (auto slots = fact(run, "mamba_slots")) {
-      char buffer[48];
-      std::snprintf(buffer, sizeof buffer, "%.0f slots", *slots);
-      detail = buffer;
-    }
-    add("Mamba state cache", "mamba_gb", detail);
-  }
+    std::snprintf(buffer, sizeof buffer, "%.0f %s", *value, unit);
+    return std::string(buffer);
+  };
+  add("KV cache", "kv_gb", count("kv_tokens", "tokens"));
+  if (fact(run, "mamba_gb") || fact(run, "mamba_slots"))
+    add("Mamba state cache", "mamba_gb", count("mamba_slots", "slots"));
   add("CUDA graphs", "cuda_graph_gb", "");
 
   b.free_gb = fact(run, "available_gpu_mem_gb");
