@@ -23,9 +23,9 @@ TEST_CASE("Unrecognised problem lines are grouped, most frequent first", "[analy
   GapCollector gaps;
   analyzer.on_unmatched_line([&](const logrx::LineEvent& e) { gaps.add("x.log", e); });
   analyzer.feed(
-      "(Worker_TP0 pid=1) ERROR 01-14 08:31:26 [m.py:1] WorkerProc hit an exception.\n"
-      "(Worker_TP1 pid=2) ERROR 01-14 08:31:26 [m.py:1] WorkerProc hit an exception.\n"
-      "[2026-01-01 00:00:00] NCCL error: unhandled system error, rank 3\n"
+      "(Worker_TP0 pid=1) ERROR 01-14 08:31:26 [m.py:1] RPC call to sample_tokens timed out.\n"
+      "(Worker_TP1 pid=2) ERROR 01-14 08:31:26 [m.py:1] RPC call to sample_tokens timed out.\n"
+      "[2026-01-01 00:00:00] Detokenizer failed to decode chunk 3 of request 17\n"
       "[2026-01-01 00:00:00] all good, 12 requests\n"
       "Traceback (most recent call last):\n"
       "  File \"x.py\", line 3, in f\n"
@@ -33,11 +33,11 @@ TEST_CASE("Unrecognised problem lines are grouped, most frequent first", "[analy
   analyzer.finish();
   auto groups = gaps.groups();
   REQUIRE(groups.size() == 2);
-  CHECK(groups[0].pattern == "WorkerProc hit an exception.");
+  CHECK(groups[0].pattern == "RPC call to sample_tokens timed out.");
   CHECK(groups[0].count == 2);
   CHECK(groups[0].line == 1);
   CHECK(groups[0].file == "x.log");
-  CHECK(groups[1].pattern == "NCCL error: unhandled system error, rank <num>");
+  CHECK(groups[1].pattern == "Detokenizer failed to decode chunk <num> of request <num>");
   CHECK(groups[1].count == 1);
 }
 
