@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "logrx/output.h"
 
@@ -24,25 +25,6 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
     out += item;
   }
   return out;
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\u00";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -90,19 +72,15 @@ int run_rules_list(const RulesOptions& options) {
   auto book = load_rulebook(options.rules);
   if (!book) return kExitError;
   if (options.format == "json") {
-    std::cout << "[\n";
-    const auto& rules = book->rules();
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-      const RuleSpec& r = rules[i];
-      std::vector<std::string> servers;
-      for (const std::string& s : r.servers) servers.push_back(json_string(s));
-      std::cout << "  {\"id\": " << json_string(r.id) << ", \"severity\": \""
-                << to_string(r.severity) << "\", \"category\": \"" << to_string(r.category)
-                << "\", \"servers\": [" << join(servers, ", ") << "], \"title\": "
-                << json_string(r.title) << ", \"file\": " << json_string(r.file) << "}"
-                << (i + 1 < rules.size() ? "," : "") << "\n";
-    }
-    std::cout << "]\n";
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const RuleSpec& r : book->rules())
+      list.push_back({{"id", r.id},
+                      {"severity", std::string(to_string(r.severity))},
+                      {"category", std::string(to_string(r.category))},
+                      {"servers", r.servers},
+                      {"title", r.title},
+                      {"file", r.file}});
+    std::cout << list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return kExitClean;
   }
   std::size_t id_width = 0;
@@ -163,20 +141,7 @@ int run_rules_patterns(const RulesOptions& options) {
   if (!book) return kExitError;
   for (const RuleSpec& rule : book->rules()) {
     if (rule.trigger != Trigger::Line) continue;
-    // logrx matches the message after the line's header; a grep over whole
-    // lines needs the start anchor dropped to find the same messages. Tools
-    // such as rg -f join all patterns into one, so capture names (which
-    // would repeat) become plain groups and a leading (?i) is scoped.
-    std::string pattern = rule.pattern;
-    bool insensitive = pattern.rfind("(?i)", 0) == 0;
-    if (insensitive) pattern.erase(0, 4);
-    if (!pattern.empty() && pattern[0] == '^') pattern.erase(0, 1);
-    for (std::size_t at = pattern.find("(?P<"); at != std::string::npos; at = pattern.find("(?P<", at)) {
-      std::size_t close = pattern.find('>', at);
-      if (close == std::string::npos) break;
-      pattern.replace(at, close - at + 1, "(?:");
-    }
-    if (insensitive) pattern = "(?i:" + pattern + ")";
+    std::string pattern = line_anywhere_pattern(rule.pattern);
     std::cout << pattern << "\n";
   }
   return kExitClean;

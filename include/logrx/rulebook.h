@@ -102,6 +102,13 @@ struct RuleSource {
   std::string path;
 };
 
+// A rule pattern rewritten to find the same message inside a whole line (or
+// a block of lines in multi-line mode): the start anchor is dropped (rules
+// match the message after the line's header), named captures become plain
+// groups (tools such as rg -f join all patterns into one, where names would
+// repeat) and a leading (?i) is scoped to the pattern.
+std::string line_anywhere_pattern(std::string_view pattern);
+
 // The built-in rulebook directory: $LOGRX_BUILTIN_RULES when set, else
 // <executable's dir>/../share/logrx/rules (install and build trees share that
 // layout), else the install prefix this library was configured with.

@@ -147,6 +147,19 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
   return problems;
 }
 
+std::string line_anywhere_pattern(std::string_view source) {
+  std::string pattern(source);
+  bool insensitive = pattern.rfind("(?i)", 0) == 0;
+  if (insensitive) pattern.erase(0, 4);
+  if (!pattern.empty() && pattern[0] == '^') pattern.erase(0, 1);
+  for (std::size_t at = pattern.find("(?P<"); at != std::string::npos; at = pattern.find("(?P<", at)) {
+    std::size_t close = pattern.find('>', at);
+    if (close == std::string::npos) break;
+    pattern.replace(at, close - at + 1, "(?:");
+  }
+  return insensitive ? "(?i:" + pattern + ")" : pattern;
+}
+
 bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
   out.clear();
   if (selector_rules.empty()) return true;
@@ -327,17 +340,9 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
   bool chunk_ok = true;
   for (std::size_t i = 0; i < rules.size() && chunk_ok; ++i) {
     if (rules[i].trigger != Trigger::Line || impl->compiled[i].phase_only) continue;
-    std::string pattern = rules[i].pattern;
-    std::string prefix;
-    if (pattern.rfind("(?i)", 0) == 0) {
-      prefix = "(?i)";
-      pattern.erase(0, 4);
-    }
-    if (!pattern.empty() && pattern[0] == '^') pattern.erase(0, 1);
-    if (!pattern.empty() && pattern.back() == '$' &&
-        (pattern.size() < 2 || pattern[pattern.size() - 2] != '\\'))
-      pattern.pop_back();
-    chunk_ok = impl->chunk_selector->Add(prefix + pattern, nullptr) >= 0;
+    // Multi-line mode: $ then ends each line of the block, as it ends the
+    // message of a line.
+    chunk_ok = impl->chunk_selector->Add("(?m)" + line_anywhere_pattern(rules[i].pattern), nullptr) >= 0;
   }
   impl->chunk_selector_ok = chunk_ok && impl->chunk_selector->Compile();
   if (!impl->selector_rules.empty() && !impl->selector->Compile()) {
