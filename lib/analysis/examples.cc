@@ -2,6 +2,8 @@
 // Examples run through a real Analyzer with the whole rulebook, so a passing
 // example proves the rule fires in a scan (line parser, selector, dialect
 // filter, conditions, facts of the run), not only that its regex matches.
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "logrx/analyzer.h"
@@ -40,6 +42,29 @@ const Finding* scan_for(const Rulebook& book, const RuleExample& example, const 
   return nullptr;
 }
 
+// A computed item (an expression, or a value with {= ...} or {capture}) can
+// be wrong in ways the pattern tests never see, so its value must be pinned by
+// an example.
+bool is_computed(const RemediationSpec& item) {
+  if (!item.expr.empty()) return true;
+  return item.value && item.value->find('{') != std::string::npos;
+}
+
+std::string values_of(const Finding& finding, const std::string& name) {
+  std::string out;
+  for (const RemediationItem& item : finding.remediation) {
+    if (item.name != name) continue;
+    out += (out.empty() ? "\"" : ", \"") + item.value.value_or("") + "\"";
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+bool prescribes(const Finding& finding, const std::string& name, const std::string& value) {
+  for (const RemediationItem& item : finding.remediation)
+    if (item.name == name && item.value.value_or("") == value) return true;
+  return false;
+}
+
 std::string shown(const RuleExample& example) {
   if (example.log.empty()) return example.line;
   std::string out;
@@ -73,6 +98,20 @@ ExampleReport test_examples(const Rulebook& book) {
       if (example.log.empty() && f->captures != example.captures)
         fail(shown(example), "captures differ: expected " + describe(example.captures) +
                                  ", got " + describe(f->captures));
+      for (const auto& [name, value] : example.remediation)
+        if (!prescribes(*f, name, value))
+          fail(shown(example), "remediation " + name + ": expected \"" + value + "\", got " +
+                                   values_of(*f, name));
+    }
+    std::set<std::string> checked;
+    for (const RemediationSpec& item : rule.remediation) {
+      if (!is_computed(item) || !checked.insert(item.name).second) continue;
+      bool pinned = std::any_of(rule.must_match.begin(), rule.must_match.end(),
+                                [&](const RuleExample& e) { return e.remediation.count(item.name) > 0; });
+      if (!pinned)
+        fail("", "computed remediation " + item.name +
+                     " has no match example that pins its value (\"remediation\": {\"" +
+                     item.name + "\": \"...\"})");
     }
     for (const RuleExample& example : rule.must_not_match) {
       ++report.examples;

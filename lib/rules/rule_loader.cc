@@ -440,7 +440,7 @@ class RuleReader {
       target.push_back(std::move(out));
       return;
     }
-    const char* shape = match ? "a match example is a string, {\"line\": ..., \"captures\": {...}} or {\"log\": [lines]}"
+    const char* shape = match ? "a match example is a string, {\"line\": ..., \"captures\": {...}, \"remediation\": {...}} or {\"log\": [lines], \"remediation\": {...}}"
                               : "a no_match example is a string or {\"log\": [lines]}";
     if (!example.is_object()) {
       fail("rule.wrong-type", where, shape);
@@ -460,6 +460,15 @@ class RuleReader {
             return;
           }
           out.captures[name] = captured.get<std::string>();
+        }
+      } else if (key == "remediation" && match && value.is_object()) {
+        for (const auto& [name, expected] : value.items()) {
+          if (!expected.is_string()) {
+            fail("rule.wrong-type", where + "/remediation/" + escape_pointer_token(name),
+                 "expected remediation values are strings (\"\" for an item without a value)");
+            return;
+          }
+          out.remediation[name] = expected.get<std::string>();
         }
       } else {
         fail("rule.wrong-type", where + "/" + escape_pointer_token(key), shape);
