@@ -41,6 +41,7 @@ struct RuleExample {
   std::string line;                             // a log line (for "line" rules)
   std::vector<std::string> log;                 // a short log (any rule kind)
   std::map<std::string, std::string> captures;  // expected captures (line match examples)
+  bool check_captures = false;                  // "captures" was given: compare exactly
   // Expected remediation values by flag or env name ("" for an item without a
   // value); match examples only. Every computed item must be pinned by one.
   std::map<std::string, std::string> remediation;

@@ -453,6 +453,7 @@ class RuleReader {
                  std::all_of(value.begin(), value.end(), [](const json& l) { return l.is_string(); })) {
         for (const json& l : value) out.log.push_back(l.get<std::string>());
       } else if (key == "captures" && match && value.is_object()) {
+        out.check_captures = true;
         for (const auto& [name, captured] : value.items()) {
           if (!captured.is_string()) {
             fail("rule.wrong-type", where + "/captures/" + escape_pointer_token(name),
