@@ -279,6 +279,11 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       for (const auto& [name, index] : compiled.regex->NamedCapturingGroups()) {
         compiled.group_names[static_cast<std::size_t>(index)] = name;
         known.insert(name);
+        // The run variable wins a lookup, so such a capture could never be read.
+        for (const char* builtin : kBuiltinVariables)
+          if (name == builtin)
+            add_error(errors, rule, "rule.capture-shadows-variable", "/pattern",
+                      "capture (?P<" + name + ">...) has the name of a run variable; rename it");
       }
       std::string set_error;
       int set_index = impl->selector->Add(rule.pattern, &set_error);

@@ -35,6 +35,17 @@ TEST_CASE("Patterns that match every line are rejected", "[match][rulebook]") {
   CHECK(errors[0].code == "rule.matches-everything");
 }
 
+TEST_CASE("A capture named like a run variable is rejected, since it could never be read",
+          "[match][rulebook]") {
+  TempDir dir;
+  dir.write("a.json", rule_file(rule_json("x.shadow", "cut(?P<truncated>!)?")));
+  Diagnostics errors;
+  REQUIRE_FALSE(Rulebook::load({{dir.path()}}, errors).has_value());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "rule.capture-shadows-variable");
+  CHECK(errors[0].rule_id == "x.shadow");
+}
+
 TEST_CASE("Remediation may only refer to captures the pattern has", "[match][rulebook]") {
   TempDir dir;
   dir.write("a.json",
