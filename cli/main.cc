@@ -13,6 +13,7 @@
 #include "watch.h"
 #include "common.h"
 #include "logrx/version.h"
+#include "coverage.h"
 #include "rules_cmd.h"
 #include "scan.h"
 
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
   setup_run(app, run_options, exit_code);
   setup_budget(app, budget_options, exit_code);
   setup_rules(app, rules_options, exit_code);
+  CoverageOptions coverage_options;
+  setup_coverage(*app.get_subcommand("rules"), coverage_options, exit_code);
 
   // Diagnostics of the tool itself go to stderr; stdout carries results only.
   auto logger = spdlog::stderr_color_mt("logrx");
