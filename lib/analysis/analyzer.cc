@@ -6,7 +6,6 @@
 #include "logrx/analyzer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -19,6 +18,7 @@
 #include "match/rulebook_impl.h"
 #include "match/template.h"
 #include "parse/config_dump.h"
+#include "parse/line_parser_internal.h"
 #include "util/text.h"
 
 namespace logrx {
@@ -58,8 +58,11 @@ bool is_exception_line(std::string_view message) {
   // "RuntimeError: ...", "torch.OutOfMemoryError: ...", "KeyboardInterrupt"
   if (message.empty() || message[0] == ' ' || message[0] == '\t') return false;
   std::size_t end = 0;
-  while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
-                                  message[end] == '_' || message[end] == '.'))
+  auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.';
+  };
+  while (end < message.size() && name_char(message[end]))
     ++end;
   if (end == 0 || (end < message.size() && message[end] != ':')) return false;
   std::string_view name = message.substr(0, end);
@@ -183,6 +186,7 @@ struct Analyzer::Impl {
     std::set<std::string> banners;
     bool has_timestamp = false;
     Timestamp last_timestamp;
+    std::int64_t last_seconds = 0;  // last_timestamp in seconds (in its own year)
     std::string first_timestamp_text;
     std::string last_timestamp_text;
     std::uint64_t first_line = 0;
@@ -206,6 +210,22 @@ struct Analyzer::Impl {
     bool after_exception = false;
     std::string first_exception;
     std::string last_exception;
+
+    // Back to closed, keeping the strings' storage: this runs on every line.
+    void reset() {
+      open = false;
+      traceback = false;
+      dialect = Dialect::Unknown;
+      pid = -1;
+      source.clear();
+      process.clear();
+      start = 0;
+      end = 0;
+      lines = 0;
+      after_exception = false;
+      first_exception.clear();
+      last_exception.clear();
+    }
   };
 
   std::unique_ptr<re2::RE2> ready;  // user-defined ready marker
@@ -215,6 +235,7 @@ struct Analyzer::Impl {
   LineSplitter splitter;
   LineEvent event;
   std::vector<int> candidates;
+  Rulebook::Impl::PrefilterScratch prefilter_scratch;
   std::vector<Match> matches;
   std::map<std::string, std::string> scratch_captures;
   std::string redact_scratch;
@@ -350,7 +371,7 @@ struct Analyzer::Impl {
     if (!event.has_timestamp || !run.has_timestamp) return false;
     int year = run.last_timestamp.year != 0 ? run.last_timestamp.year : 2000;
     std::int64_t now = detail::timestamp_seconds(event.timestamp, year);
-    std::int64_t before = detail::timestamp_seconds(run.last_timestamp, year);
+    std::int64_t before = run.last_seconds;
     // vLLM prints no year: December followed by January is the year turning.
     if (event.timestamp.year == 0 && run.last_timestamp.month == 12 && event.timestamp.month == 1)
       return false;
@@ -380,7 +401,7 @@ struct Analyzer::Impl {
   }
 
   void open_new_event() {
-    open_event = Event{};
+    open_event.reset();
     bool traceback = opens_traceback(event.message);
     bool vllm_error = event.dialect == Dialect::VLLM &&
                       (event.level == "ERROR" || event.level == "CRITICAL");
@@ -430,7 +451,7 @@ struct Analyzer::Impl {
       if (f.process.empty()) f.process = open_event.process;
       store(std::move(f));
     }
-    open_event = Event{};
+    open_event.reset();
   }
 
   // ---- findings ---------------------------------------------------------
@@ -556,9 +577,13 @@ struct Analyzer::Impl {
     for (const auto& entry : entries) record_fact(entry.key, to_value(entry.value));
   }
 
-  void process(std::string_view raw, bool truncated, bool may_match = true) {
+  void process(std::string_view raw, bool truncated, bool may_match = true, bool plain = false) {
     ++report.summary.lines;
-    parse_line(raw, report.summary.lines, event, false);
+    if (plain) {
+      detail::parse_plain_line(raw, report.summary.lines, event);
+    } else {
+      parse_line(raw, report.summary.lines, event, false);
+    }
     event.truncated = truncated;
     if (truncated) ++report.summary.truncated_lines;
     if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
@@ -601,6 +626,8 @@ struct Analyzer::Impl {
       if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
       run.has_timestamp = true;
       run.last_timestamp = event.timestamp;
+      run.last_seconds = detail::timestamp_seconds(
+          event.timestamp, event.timestamp.year != 0 ? event.timestamp.year : 2000);
       run.last_timestamp_text = event.timestamp_text;
     }
 
@@ -731,16 +758,17 @@ void Analyzer::on_unmatched_line(LineCallback callback) {
 
 void Analyzer::feed(std::string_view bytes) {
   Impl& impl = *impl_;
-  auto run_lines = [&impl](std::string_view block, bool may_match) {
-    // A line that began in an earlier block is always matched in full.
+  auto run_lines = [&impl](std::string_view block, bool may_match, bool plain) {
+    // A line that began in an earlier block is always matched in full, and
+    // its earlier part was not checked for plainness.
     bool first_line_spans = impl.splitter.has_pending();
     impl.splitter.feed(block, [&](std::string_view line, bool truncated) {
-      impl.process(line, truncated, may_match || first_line_spans);
+      impl.process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
       first_line_spans = false;
     });
   };
   // Once a run is serving, most lines are batch statistics and access logs
-  // that only phase markers match. One pass of the chunk selector over a block
+  // that only phase markers match. One pass of the literal prefilter over a block
   // of lines tells whether any line in it can matter; if none can, the lines
   // are still parsed (runs, events, timestamps) but not matched. Blocks are
   // small so that a rare problem line keeps only its neighbours from being
@@ -755,12 +783,12 @@ void Analyzer::feed(std::string_view bytes) {
     }
     std::string_view block = bytes.substr(0, cut);
     bool may_match = true;
-    if (impl.run.phase == 5 && impl.rules.chunk_selector_ok && !impl.options.include_silent &&
-        !impl.unmatched_callback && is_plain_text(block)) {
-      may_match =
-          impl.rules.chunk_selector->Match(re2::StringPiece(block.data(), block.size()), nullptr);
+    bool plain = is_plain_text(block);
+    if (plain && impl.run.phase == 5 && impl.rules.prefilter_ok && !impl.options.include_silent &&
+        !impl.unmatched_callback) {
+      may_match = impl.rules.block_may_match(block, impl.prefilter_scratch);
     }
-    run_lines(block, may_match);
+    run_lines(block, may_match, plain);
     bytes.remove_prefix(cut);
   }
 }

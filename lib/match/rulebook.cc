@@ -26,6 +26,29 @@ re2::RE2::Options regex_options(int64_t max_mem) {
   return options;
 }
 
+// The block prefilter covers every line rule but the phase markers. It is an
+// optimisation only: when it cannot be built (a pattern with no literal of
+// LiteralScanner::kMinLength bytes leaves its rule unfiltered, so every
+// block would pass anyway), blocks are simply always matched line by line.
+void build_prefilter(Rulebook::Impl& impl, const std::vector<RuleSpec>& rules) {
+  impl.prefilter = std::make_unique<re2::FilteredRE2>(
+      static_cast<int>(detail::LiteralScanner::kMinLength));
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].trigger != Trigger::Line || impl.compiled[i].phase_only) continue;
+    int id = 0;
+    if (impl.prefilter->Add(rules[i].pattern, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError)
+      return;
+  }
+  std::vector<std::string> atoms;
+  impl.prefilter->Compile(&atoms);
+  std::vector<int> none;
+  std::vector<int> unfiltered;
+  impl.prefilter->AllPotentials(none, &unfiltered);
+  if (!unfiltered.empty()) return;
+  impl.prefilter_ok = detail::LiteralScanner(atoms).ok();
+  impl.atoms = std::move(atoms);
+}
+
 void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& code,
                const std::string& relative, const std::string& message) {
   int line = rule.line;
@@ -175,6 +198,18 @@ const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
   for (const RuleSpec& rule : rules)
     if (rule.trigger == Trigger::Engine && rule.id == id) return &rule;
   return nullptr;
+}
+
+bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch) const {
+  if (!prefilter_ok) return true;
+  if (!scratch.scanner) {
+    std::vector<std::uint32_t> counts;
+    detail::LiteralScanner::count_pairs(block, counts);
+    scratch.scanner = std::make_unique<detail::LiteralScanner>(atoms, 1, &counts);
+  }
+  scratch.scanner->find_all(block, scratch.atoms, scratch.marks);
+  prefilter->AllPotentials(scratch.atoms, &scratch.potentials);
+  return !scratch.potentials.empty();
 }
 
 bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {
@@ -340,16 +375,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;
-  impl->chunk_selector =
-      std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
-  bool chunk_ok = true;
-  for (std::size_t i = 0; i < rules.size() && chunk_ok; ++i) {
-    if (rules[i].trigger != Trigger::Line || impl->compiled[i].phase_only) continue;
-    // Multi-line mode: $ then ends each line of the block, as it ends the
-    // message of a line.
-    chunk_ok = impl->chunk_selector->Add("(?m)" + line_anywhere_pattern(rules[i].pattern), nullptr) >= 0;
-  }
-  impl->chunk_selector_ok = chunk_ok && impl->chunk_selector->Compile();
+  build_prefilter(*impl, rules);
   if (!impl->selector_rules.empty() && !impl->selector->Compile()) {
     errors.push_back(Diagnostic{"engine.out-of-memory",
                                 "the rulebook's combined patterns exceed RE2's memory budget", "",

@@ -4,12 +4,14 @@
 
 #include <memory>
 #include <optional>
+#include <re2/filtered_re2.h>
 #include <re2/re2.h>
 #include <re2/set.h>
 #include <string>
 #include <vector>
 
 #include "logrx/rulebook.h"
+#include "match/literal_scan.h"
 #include "rules/expression.h"
 
 namespace logrx {
@@ -37,12 +39,14 @@ struct Rulebook::Impl {
   std::vector<RuleSpec> rules;  // sorted by id
   std::vector<CompiledRule> compiled;
   std::unique_ptr<re2::RE2::Set> selector;
-  // Every line rule that can have an effect once a run is serving (all but
-  // the phase markers), with ^ and $ anchors dropped so that it can be run
-  // over a whole chunk of the stream: no match there means no match on any
-  // line inside it.
-  std::unique_ptr<re2::RE2::Set> chunk_selector;
-  bool chunk_selector_ok = false;
+  // The prefilter of every line rule that can have an effect once a run is
+  // serving (all but the phase markers): RE2's FilteredRE2 turns each pattern
+  // into a formula over required literals ("atoms"), and the scanner finds the
+  // atoms of a whole block of lines in one pass. When no rule's formula holds
+  // for the block, no line inside it can match any of those rules.
+  std::unique_ptr<re2::FilteredRE2> prefilter;
+  std::vector<std::string> atoms;  // lowercase, LiteralScanner::kMinLength bytes or more
+  bool prefilter_ok = false;
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"
@@ -53,6 +57,19 @@ struct Rulebook::Impl {
   bool candidates(std::string_view message, std::vector<int>& out) const;
 
   bool applies_to(std::size_t index, Dialect dialect) const;
+
+  // The atom scanner and scratch for block_may_match, one per analyzer: the
+  // scanner anchors each atom on the byte pair rarest in that stream's own
+  // text (sampled from the first block it filters), which keeps false hits
+  // to a fraction of a percent of positions.
+  struct PrefilterScratch {
+    std::unique_ptr<detail::LiteralScanner> scanner;
+    std::vector<int> atoms;
+    std::vector<std::uint8_t> marks;
+    std::vector<int> potentials;
+  };
+  // False only when no serving-time line rule can match any line of block.
+  bool block_may_match(std::string_view block, PrefilterScratch& scratch) const;
 
   bool extract(std::size_t index, std::string_view message,
                std::map<std::string, std::string>& captures) const;

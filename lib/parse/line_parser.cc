@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "logrx/line.h"
+#include "parse/line_parser_internal.h"
 #include "util/text.h"
 
 namespace logrx {
@@ -247,6 +248,18 @@ void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& even
   reset(event, line_number);
   sanitize_line(raw, event.text);
   if (redact) redact_secrets(event.text);
+  detail::parse_header(event);
+}
+
+namespace detail {
+
+void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent& event) {
+  reset(event, line_number);
+  event.text.assign(raw);
+  parse_header(event);
+}
+
+void parse_header(LineEvent& event) {
   std::string_view text = event.text;
 
   if (parse_sglang(text, event)) return;
@@ -263,4 +276,5 @@ void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& even
   event.message.assign(text);
 }
 
+}  // namespace detail
 }  // namespace logrx

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The block prefilter is an optimisation: scanning a stream in large chunks
+// (blocks whose lines no rule can match are not matched) must report exactly
+// what scanning it line by line reports.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "logrx/analyzer.h"
+#include "logrx/output.h"
+#include "support/test_support.h"
+
+using namespace logrx;
+
+namespace {
+
+std::string json_of(Report report) {
+  return to_json(report);
+}
+
+std::string scan_line_by_line(const Rulebook& book, const std::string& text) {
+  AnalyzerOptions options;
+  options.stream_name = "s";
+  Analyzer analyzer(book, options);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    analyzer.feed_line(std::string_view(text).substr(start, end - start));
+    start = end + 1;
+  }
+  return json_of(analyzer.finish());
+}
+
+std::string scan_in_chunks(const Rulebook& book, const std::string& text, std::size_t chunk) {
+  AnalyzerOptions options;
+  options.stream_name = "s";
+  Analyzer analyzer(book, options);
+  for (std::size_t at = 0; at < text.size(); at += chunk)
+    analyzer.feed(std::string_view(text).substr(at, chunk));
+  return json_of(analyzer.finish());
+}
+
+// A long serving log: start-up, then batch statistics and access lines with
+// rare problem lines and a traceback at random places.
+std::string serving_log(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::ostringstream out;
+  out << "[2026-07-01 15:18:40] server_args=ServerArgs(model_path='m', mem_fraction_static=0.88, "
+         "chunked_prefill_size=8192, tp_size=1)\n"
+      << "[2026-07-01 15:19:56] max_total_num_tokens=431011, chunked_prefill_size=8192, "
+         "max_prefill_tokens=16384, max_running_requests=4097, context_len=131072, "
+         "available_gpu_mem=8.71 GB\n"
+      << "[2026-07-01 15:19:59] The server is fired up and ready to roll!\n";
+  const char* rare[] = {
+      "[2026-07-01 16:00:00 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 3, "
+      "#new_token_ratio: 0.4123 -> 0.7000",
+      "[2026-07-01 16:00:00] The input (140000 tokens) is longer than the model's context length "
+      "(131072 tokens).",
+      "[2026-07-01 16:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"scheduler.py\", line 1, in event_loop\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+      "capacity of 79.19 GiB of which 1.02 GiB is free.",
+  };
+  for (int i = 0; i < 6000; ++i) {
+    if (rng() % 700 == 0) {
+      out << rare[rng() % 3] << "\n";
+    } else if (i % 4 == 0) {
+      out << "[2026-07-01 16:00:00] INFO:     10.0.3.17:4" << i << " - \"POST /v1/chat/completions "
+          << "HTTP/1.1\" 200 OK\n";
+    } else {
+      out << "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: " << i % 50 << ", #token: "
+          << i * 7 << ", token usage: 0.3" << i % 10 << ", cuda graph: True, gen throughput "
+          << "(token/s): 1234.5, #queue-req: 0, \n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("Chunked scanning with the block prefilter reports what line-by-line scanning does",
+          "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  for (unsigned seed : {1u, 2u, 3u}) {
+    std::string log = serving_log(seed);
+    std::string expected = scan_line_by_line(book, log);
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{65536}, std::size_t{4093}})
+      CHECK(scan_in_chunks(book, log, chunk) == expected);
+  }
+}
+
+TEST_CASE("Every corpus log gives the same report in chunks and line by line",
+          "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  namespace fs = std::filesystem;
+  int logs = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
+    if (entry.path().extension() != ".log") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string log = text.str();
+    // Line-by-line scanning cannot see a missing final newline.
+    if (log.empty() || log.back() != '\n') continue;
+    INFO(entry.path().string());
+    CHECK(scan_in_chunks(book, log, 1 << 16) == scan_line_by_line(book, log));
+    ++logs;
+  }
+  CHECK(logs >= 10);
+}
