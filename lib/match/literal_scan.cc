@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace logrx::detail {
@@ -19,18 +20,14 @@ constexpr std::array<unsigned char, 256> make_lower_table() {
 }
 constexpr std::array<unsigned char, 256> kLower = make_lower_table();
 
-// How common a byte is in server logs (higher is more common), so that each
-// literal is anchored on its rarest byte pair: fewer false hits to verify.
-// Rough ranks in the spirit of the memchr crate's byte frequency table,
-// biased towards log text (digits, spaces and separators are everywhere).
+// How common a byte is in server logs (higher is more common), the guess
+// used when no sample of the text is available; in the spirit of the memchr
+// crate's byte frequency table, biased towards log text.
 constexpr std::array<unsigned char, 256> make_commonness() {
   std::array<unsigned char, 256> rank{};
-  for (auto& r : rank) r = 20;  // other bytes: rare
+  for (auto& r : rank) r = 20;
   auto set = [&rank](const char* chars, unsigned char value) {
-    for (const char* c = chars; *c != '\0'; ++c) {
-      rank[static_cast<unsigned char>(*c)] = value;
-      rank[static_cast<unsigned char>(lower(static_cast<unsigned char>(*c)))] = value;
-    }
+    for (const char* c = chars; *c != '\0'; ++c) rank[static_cast<unsigned char>(*c)] = value;
   };
   set("abcdefghijklmnopqrstuvwxyz", 120);
   set("etaoinsr", 200);
@@ -46,9 +43,26 @@ constexpr std::array<unsigned char, 256> make_commonness() {
 }
 constexpr std::array<unsigned char, 256> kCommonness = make_commonness();
 
-std::uint16_t pair_key(unsigned char a, unsigned char b) {
-  return static_cast<std::uint16_t>(a | (b << 8));
+// Four bytes as a little-endian number, whatever the host's byte order.
+std::uint32_t load_le32(const char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
 }
+
+// Setting bit 5 of every byte folds ASCII letters to lower case (it also
+// folds a few punctuation pairs such as '[' and '{' together: more bit hits
+// to verify, never a missed one), so the scan needs no case table.
+constexpr std::uint32_t kFold = 0x20202020u;
+
+std::uint32_t gram_hash(std::uint32_t folded) {
+  return (folded * 0x9E3779B1u) >> (32 - 16);
+}
+
+std::uint32_t hash_at(const char* p) { return gram_hash(load_le32(p) | kFold); }
 
 bool equal_ignoring_case(const char* text, const std::string& literal) {
   for (std::size_t i = 0; i < literal.size(); ++i)
@@ -59,92 +73,89 @@ bool equal_ignoring_case(const char* text, const std::string& literal) {
 
 }  // namespace
 
-void LiteralScanner::count_pairs(std::string_view text, std::vector<std::uint32_t>& counts) {
-  counts.resize(65536, 0);
-  for (std::size_t i = 0; i + 1 < text.size(); ++i)
-    ++counts[pair_key(static_cast<unsigned char>(text[i]), static_cast<unsigned char>(text[i + 1]))];
+void LiteralScanner::count_grams(std::string_view text, std::vector<std::uint32_t>& counts) {
+  counts.resize(std::size_t{1} << kHashBits, 0);
+  for (std::size_t i = 0; i + kGram <= text.size(); ++i) ++counts[hash_at(text.data() + i)];
 }
 
-LiteralScanner::LiteralScanner(std::vector<std::string> literals, std::size_t stride,
-                               const std::vector<std::uint32_t>* pair_counts)
-    : literals_(std::move(literals)), bitmap_(65536 / 64, 0), stride_(stride == 0 ? 1 : stride) {
-  if (pair_counts != nullptr && pair_counts->size() != 65536) pair_counts = nullptr;
-  // How often the pair a,b is expected in the text, in any letter case.
-  auto cost_of = [pair_counts](unsigned char a, unsigned char b) -> std::uint64_t {
-    std::uint64_t guess = kCommonness[a] + kCommonness[b];
-    if (pair_counts == nullptr) return guess;
-    std::uint64_t seen = 0;
-    for (unsigned char x : {a, static_cast<unsigned char>(a >= 'a' && a <= 'z' ? a - 32 : a)})
-      for (unsigned char y : {b, static_cast<unsigned char>(b >= 'a' && b <= 'z' ? b - 32 : b)})
-        seen += (*pair_counts)[pair_key(x, y)];
-    // Observed counts decide; the guess only breaks ties between unseen pairs.
-    return seen * 1024 + guess;
+LiteralScanner::LiteralScanner(std::vector<std::string> literals,
+                               const std::vector<std::uint32_t>* gram_counts)
+    : literals_(std::move(literals)), bitmap_((std::size_t{1} << kHashBits) / 64, 0) {
+  if (gram_counts != nullptr && gram_counts->size() != (std::size_t{1} << kHashBits))
+    gram_counts = nullptr;
+  std::size_t shortest = std::numeric_limits<std::size_t>::max();
+  for (const std::string& lit : literals_) shortest = std::min(shortest, lit.size());
+  if (literals_.empty() || shortest < kGram) {
+    ok_ = literals_.empty();
+    return;
+  }
+  stride_ = std::min<std::size_t>(shortest - kGram + 1, 8);
+
+  auto cost_of = [gram_counts](const char* gram, std::uint32_t hash) -> std::uint64_t {
+    std::uint64_t guess = 0;
+    for (std::size_t k = 0; k < kGram; ++k) guess += kCommonness[static_cast<unsigned char>(gram[k])];
+    if (gram_counts == nullptr) return guess;
+    // Observed counts decide; the guess only breaks ties.
+    return std::uint64_t{(*gram_counts)[hash]} * 4096 + guess;
   };
-  std::vector<std::pair<std::uint16_t, Anchor>> entries;
+  std::vector<std::pair<std::uint32_t, Anchor>> entries;
   for (std::size_t id = 0; id < literals_.size(); ++id) {
     const std::string& lit = literals_[id];
-    if (lit.size() < stride_ + 1) {
-      ok_ = false;
-      return;
-    }
-    // The window of stride_ consecutive pairs expected least often.
+    std::vector<std::uint32_t> hashes;
+    for (std::size_t k = 0; k + kGram <= lit.size(); ++k) hashes.push_back(hash_at(lit.data() + k));
+    // The window of stride_ consecutive grams expected least often.
     std::size_t best = 0;
     std::uint64_t best_cost = std::numeric_limits<std::uint64_t>::max();
-    for (std::size_t k = 0; k + stride_ < lit.size(); ++k) {
+    for (std::size_t k = 0; k + stride_ <= hashes.size(); ++k) {
       std::uint64_t cost = 0;
-      for (std::size_t j = k; j < k + stride_; ++j)
-        cost += cost_of(static_cast<unsigned char>(lit[j]), static_cast<unsigned char>(lit[j + 1]));
+      for (std::size_t j = k; j < k + stride_; ++j) cost += cost_of(lit.data() + j, hashes[j]);
       if (cost < best_cost) {
         best_cost = cost;
         best = k;
       }
     }
     for (std::size_t j = best; j < best + stride_; ++j) {
-      auto a = static_cast<unsigned char>(lit[j]);
-      auto b = static_cast<unsigned char>(lit[j + 1]);
-      entries.push_back({pair_key(a, b), Anchor{static_cast<int>(id), static_cast<int>(j)}});
-      // The text may spell the pair in either case.
-      for (unsigned char x : {a, static_cast<unsigned char>(a >= 'a' && a <= 'z' ? a - 32 : a)})
-        for (unsigned char y : {b, static_cast<unsigned char>(b >= 'a' && b <= 'z' ? b - 32 : b)}) {
-          std::uint16_t key = pair_key(x, y);
-          bitmap_[key >> 6] |= std::uint64_t{1} << (key & 63);
-        }
+      std::uint32_t h = hashes[j];
+      entries.push_back({h, Anchor{static_cast<int>(id), static_cast<int>(j)}});
+      bitmap_[h >> 6] |= std::uint64_t{1} << (h & 63);
     }
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
-  first_.assign(65537, 0);
+  first_.assign((std::size_t{1} << kHashBits) + 1, 0);
   for (const auto& e : entries) ++first_[static_cast<std::size_t>(e.first) + 1];
   for (std::size_t k = 1; k < first_.size(); ++k) first_[k] += first_[k - 1];
   anchors_.reserve(entries.size());
   for (const auto& e : entries) anchors_.push_back(e.second);
 }
 
+void LiteralScanner::verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,
+                               std::vector<int>& found, std::vector<std::uint8_t>& marks) const {
+  for (std::uint32_t a = first_[hash]; a < first_[hash + 1]; ++a) {
+    const Anchor& anchor = anchors_[a];
+    if (marks[static_cast<std::size_t>(anchor.literal)] != 0) continue;
+    auto offset = static_cast<std::size_t>(anchor.offset);
+    if (i < offset) continue;
+    std::size_t start = i - offset;
+    const std::string& lit = literals_[static_cast<std::size_t>(anchor.literal)];
+    if (start + lit.size() > n || !equal_ignoring_case(data + start, lit)) continue;
+    marks[static_cast<std::size_t>(anchor.literal)] = 1;
+    found.push_back(anchor.literal);
+  }
+}
+
 void LiteralScanner::find_all(std::string_view text, std::vector<int>& found,
                               std::vector<std::uint8_t>& marks) const {
   found.clear();
-  if (text.size() < 2 || !ok_) return;
+  if (!ok_ || literals_.empty() || text.size() < kGram) return;
   marks.assign(literals_.size(), 0);
   const char* data = text.data();
   const std::size_t n = text.size();
   const std::uint64_t* bits = bitmap_.data();
-  // Hot loop: one 2-byte load and one bit test per stride_ bytes.
-  for (std::size_t i = 0; i + 1 < n; i += stride_) {
-    auto key = pair_key(static_cast<unsigned char>(data[i]), static_cast<unsigned char>(data[i + 1]));
-    if (((bits[key >> 6] >> (key & 63)) & 1) == 0) continue;
-    std::size_t lower_key = pair_key(kLower[static_cast<unsigned char>(data[i])],
-                                     kLower[static_cast<unsigned char>(data[i + 1])]);
-    for (std::uint32_t a = first_[lower_key]; a < first_[lower_key + 1]; ++a) {
-      const Anchor& anchor = anchors_[a];
-      if (marks[static_cast<std::size_t>(anchor.literal)] != 0) continue;
-      auto offset = static_cast<std::size_t>(anchor.offset);
-      if (i < offset) continue;
-      std::size_t start = i - offset;
-      const std::string& lit = literals_[static_cast<std::size_t>(anchor.literal)];
-      if (start + lit.size() > n || !equal_ignoring_case(data + start, lit)) continue;
-      marks[static_cast<std::size_t>(anchor.literal)] = 1;
-      found.push_back(anchor.literal);
-    }
+  // Hot loop: a 4-byte load, a multiply and a bit test per stride_ bytes.
+  for (std::size_t i = 0; i + kGram <= n; i += stride_) {
+    std::uint32_t h = hash_at(data + i);
+    if (((bits[h >> 6] >> (h & 63)) & 1) != 0) verify_at(data, n, i, h, found, marks);
   }
 }
 

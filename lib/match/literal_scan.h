@@ -2,6 +2,12 @@
 // Finds which of a fixed set of literals occur in a text, case-insensitively,
 // fast enough to run over every byte of a log: the prefilter that lets whole
 // blocks of lines skip regex matching.
+//
+// Every 4-byte window of a literal is a "gram". The scan hashes the gram at
+// one position in `stride` and tests one bit; each literal registers `stride`
+// consecutive grams, so whichever position it starts at, one of them is
+// tested. Grams are chosen where they are rarest in the text being scanned,
+// so the bit test almost never passes on healthy lines.
 #pragma once
 
 #include <cstdint>
@@ -13,43 +19,46 @@ namespace logrx::detail {
 
 class LiteralScanner {
  public:
-  // `literals` are lowercase and at least stride + 1 bytes long; shorter
-  // ones are refused (ok() is then false), since the scan relies on that
-  // length. The scan looks at one position in `stride`.
-  // `pair_counts`, when given (65536 entries, indexed by byte pair as in
-  // text), says how often each byte pair occurs in the text to be scanned:
-  // anchors then avoid the pairs that are common there. Without it a static
-  // byte-frequency guess is used.
-  explicit LiteralScanner(std::vector<std::string> literals, std::size_t stride = 1,
-                          const std::vector<std::uint32_t>* pair_counts = nullptr);
+  // The length FilteredRE2 atoms are asked to have; it allows a stride of 3.
+  static constexpr std::size_t kMinLength = 6;
+  static constexpr std::size_t kGram = 4;
 
-  // Counts byte pairs of text into counts (resized to 65536 on first use).
-  static void count_pairs(std::string_view text, std::vector<std::uint32_t>& counts);
+  // `literals` are lowercase and at least kGram bytes long (ok() is false
+  // otherwise). The stride is the shortest literal's length - kGram + 1,
+  // at most 8. `gram_counts`, when given (see count_grams), says how often
+  // each gram hash occurs in typical text; without it a static guess ranks
+  // grams by how common their bytes are.
+  explicit LiteralScanner(std::vector<std::string> literals,
+                          const std::vector<std::uint32_t>* gram_counts = nullptr);
 
-  // The length FilteredRE2 atoms are asked to have.
-  static constexpr std::size_t kMinLength = 4;
+  // Counts the gram hashes of text into counts (sized on first use).
+  static void count_grams(std::string_view text, std::vector<std::uint32_t>& counts);
 
   bool ok() const noexcept { return ok_; }
   std::size_t size() const noexcept { return literals_.size(); }
+  std::size_t stride() const noexcept { return stride_; }
 
   // Sets found to the indices of the literals that occur in text, each once,
   // in no particular order. `marks` is caller-owned scratch (one per thread).
   void find_all(std::string_view text, std::vector<int>& found, std::vector<std::uint8_t>& marks) const;
 
  private:
+  static constexpr int kHashBits = 16;
+
+  void verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,
+                 std::vector<int>& found, std::vector<std::uint8_t>& marks) const;
+
   struct Anchor {
     int literal;
-    int offset;  // of the anchor bigram inside the literal
+    int offset;  // of the gram inside the literal
   };
 
   std::vector<std::string> literals_;
-  std::vector<std::uint64_t> bitmap_;  // 65536 bits, one per byte pair as it appears in text
-  // Anchors by lowercase byte pair: anchors_[first_[key] .. first_[key + 1]).
+  std::vector<std::uint64_t> bitmap_;  // one bit per gram hash
+  // Anchors by gram hash: anchors_[first_[h] .. first_[h + 1]).
   std::vector<std::uint32_t> first_;
   std::vector<Anchor> anchors_;
-  // Every literal registers `stride_` consecutive byte pairs, so scanning one
-  // position in stride_ still meets one of them wherever the literal starts.
-  std::size_t stride_;
+  std::size_t stride_ = 1;
   bool ok_ = true;
 };
 

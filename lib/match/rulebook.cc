@@ -204,8 +204,8 @@ bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& s
   if (!prefilter_ok) return true;
   if (!scratch.scanner) {
     std::vector<std::uint32_t> counts;
-    detail::LiteralScanner::count_pairs(block, counts);
-    scratch.scanner = std::make_unique<detail::LiteralScanner>(atoms, 1, &counts);
+    detail::LiteralScanner::count_grams(block, counts);
+    scratch.scanner = std::make_unique<detail::LiteralScanner>(atoms, &counts);
   }
   scratch.scanner->find_all(block, scratch.atoms, scratch.marks);
   prefilter->AllPotentials(scratch.atoms, &scratch.potentials);

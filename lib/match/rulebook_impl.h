@@ -59,9 +59,9 @@ struct Rulebook::Impl {
   bool applies_to(std::size_t index, Dialect dialect) const;
 
   // The atom scanner and scratch for block_may_match, one per analyzer: the
-  // scanner anchors each atom on the byte pair rarest in that stream's own
-  // text (sampled from the first block it filters), which keeps false hits
-  // to a fraction of a percent of positions.
+  // scanner anchors each atom on the grams rarest in that stream's own text
+  // (sampled from the first block it filters), which keeps false hits to a
+  // fraction of a percent of the positions it tests.
   struct PrefilterScratch {
     std::unique_ptr<detail::LiteralScanner> scanner;
     std::vector<int> atoms;

@@ -98,14 +98,14 @@ constexpr std::array<std::string_view, 5> kLevels{"DEBUG", "INFO", "WARNING", "E
                                                   "CRITICAL"};
 
 // Uvicorn's "INFO:     " level prefix inside an SGLang line.
-bool take_uvicorn_level(std::string_view& message, std::string& level) {
+bool take_uvicorn_level(std::string_view& message, std::string_view& level) {
   for (std::string_view name : kLevels) {
     if (message.size() > name.size() && starts_with(message, name) &&
         message[name.size()] == ':') {
       std::size_t pos = name.size() + 1;
       if (pos < message.size() && message[pos] != ' ') return false;
       while (pos < message.size() && message[pos] == ' ') ++pos;
-      level.assign(name);
+      level = name;
       message.remove_prefix(pos);
       return true;
     }
@@ -115,7 +115,7 @@ bool take_uvicorn_level(std::string_view& message, std::string& level) {
 
 // "[2026-05-23 07:40:53 DP1 TP0] message", "[TP0 EP0] message" or
 // "[2026-05-23 07:40:53] INFO:     uvicorn message".
-bool parse_sglang(std::string_view text, LineEvent& event) {
+bool parse_sglang(std::string_view text, detail::HeaderView& event) {
   if (text.empty() || text[0] != '[') return false;
   std::size_t close = text.find("] ");
   bool ends_at_bracket = false;
@@ -144,19 +144,19 @@ bool parse_sglang(std::string_view text, LineEvent& event) {
   if (after_ts > 0) {
     event.has_timestamp = true;
     event.timestamp = ts;
-    event.timestamp_text.assign(inside.substr(0, after_ts));
+    event.timestamp_text = inside.substr(0, after_ts);
   }
-  event.process.assign(tags);
+  event.process = tags;
   std::string_view message =
       ends_at_bracket ? std::string_view{} : text.substr(close + 2);
   take_uvicorn_level(message, event.level);
-  event.message.assign(message);
+  event.message = message;
   return true;
 }
 
 // vLLM's "(EngineCore_DP0 pid=123) " / "(RayWorkerWrapper pid=1, ip=10.0.0.1) "
 // process prefix. Returns the index after it, or 0.
-std::size_t parse_vllm_prefix(std::string_view text, LineEvent& event) {
+std::size_t parse_vllm_prefix(std::string_view text, detail::HeaderView& event) {
   if (text.empty() || text[0] != '(') return 0;
   std::size_t close = text.find(')');
   if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ' ')
@@ -181,14 +181,14 @@ std::size_t parse_vllm_prefix(std::string_view text, LineEvent& event) {
   }
   if (digits == 0) return 0;
   if (pos != inside.size() && !starts_with(inside.substr(pos), ", ")) return 0;
-  event.process.assign(name);
+  event.process = name;
   event.pid = pid;
   return close + 2;
 }
 
 // "INFO 12-25 04:53:54 [gpu_worker.py:375] message" (>= 0.8) or
 // "INFO 03-01 10:30:57 worker.py:267] message" (<= 0.7).
-bool parse_vllm_record(std::string_view text, LineEvent& event) {
+bool parse_vllm_record(std::string_view text, detail::HeaderView& event) {
   std::string_view level;
   for (std::string_view name : kLevels) {
     if (text.size() > name.size() && starts_with(text, name) && text[name.size()] == ' ') {
@@ -218,12 +218,12 @@ bool parse_vllm_record(std::string_view text, LineEvent& event) {
   if (source.find(':') == std::string_view::npos) return false;
   if (!message.empty() && message[0] == ' ') message.remove_prefix(1);
   event.dialect = Dialect::VLLM;
-  event.level.assign(level);
+  event.level = level;
   event.has_timestamp = true;
   event.timestamp = ts;
-  event.timestamp_text.assign(text.substr(level.size() + 1, 14));
-  event.source.assign(source);
-  event.message.assign(message);
+  event.timestamp_text = text.substr(level.size() + 1, 14);
+  event.source = source;
+  event.message = message;
   return true;
 }
 
@@ -259,21 +259,33 @@ void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent
   parse_header(event);
 }
 
-void parse_header(LineEvent& event) {
-  std::string_view text = event.text;
-
-  if (parse_sglang(text, event)) return;
-
-  std::size_t body = parse_vllm_prefix(text, event);
-  if (parse_vllm_record(text.substr(body), event)) return;
+HeaderView parse_header(std::string_view text) {
+  HeaderView view;
+  if (parse_sglang(text, view)) return view;
+  std::size_t body = parse_vllm_prefix(text, view);
+  if (parse_vllm_record(text.substr(body), view)) return view;
   if (body > 0) {
     // A prefixed line without a record header is raw output of a vLLM
     // process: a traceback line, a print, a progress bar.
-    event.dialect = Dialect::VLLM;
-    event.message.assign(text.substr(body));
-    return;
+    view.dialect = Dialect::VLLM;
+    view.message = text.substr(body);
+    return view;
   }
-  event.message.assign(text);
+  // A failed SGLang or vLLM attempt may have set fields; a plain line has none.
+  return HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
+}
+
+void parse_header(LineEvent& event) {
+  HeaderView view = parse_header(std::string_view(event.text));
+  event.dialect = view.dialect;
+  event.has_timestamp = view.has_timestamp;
+  event.timestamp = view.timestamp;
+  event.timestamp_text.assign(view.timestamp_text);
+  event.level.assign(view.level);
+  event.process.assign(view.process);
+  event.pid = view.pid;
+  event.source.assign(view.source);
+  event.message.assign(view.message);
 }
 
 }  // namespace detail

@@ -14,6 +14,22 @@ namespace logrx::detail {
 // checks whole blocks of the stream at once instead of every line.
 void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent& event);
 
+// The header fields of a line, as views into it: what LineEvent holds,
+// without copying. See parse_line.
+struct HeaderView {
+  Dialect dialect = Dialect::Unknown;
+  bool has_timestamp = false;
+  Timestamp timestamp;
+  std::string_view timestamp_text;
+  std::string_view level;
+  std::string_view process;
+  std::int64_t pid = -1;
+  std::string_view source;
+  std::string_view message;
+};
+
+HeaderView parse_header(std::string_view text);
+
 // Fills the header fields and message of event from event.text.
 void parse_header(LineEvent& event);
 

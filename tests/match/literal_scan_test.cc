@@ -33,7 +33,7 @@ TEST_CASE("Literals are found case-insensitively at any offset, each once", "[ma
   CHECK(sorted_found(scanner, "xKILLEDx OUT OF MEMORY out of memory") == std::vector<int>{0, 1});
   CHECK(sorted_found(scanner, "Scheduler watchdog timeout (self.watchdog_timeout=300)") ==
         std::vector<int>{2});
-  for (std::size_t pad = 0; pad < 8; ++pad)
+  for (std::size_t pad = 0; pad < 12; ++pad)
     CHECK(sorted_found(scanner, std::string(pad, ' ') + "killed") == std::vector<int>{1});
 }
 
@@ -45,11 +45,13 @@ TEST_CASE("Text without the literals, or shorter than them, finds nothing", "[ma
   CHECK(sorted_found(scanner, "ou").empty());
 }
 
-TEST_CASE("Literals not longer than the scan stride are refused", "[match][literal]") {
-  CHECK_FALSE(LiteralScanner({"o"}).ok());
-  CHECK(LiteralScanner({"oo"}).ok());
-  CHECK_FALSE(LiteralScanner({"oom"}, 3).ok());
-  CHECK(LiteralScanner({"oomk"}, 3).ok());
+TEST_CASE("Literals shorter than a gram are refused; the stride follows the shortest",
+          "[match][literal]") {
+  CHECK_FALSE(LiteralScanner({"oom"}).ok());
+  CHECK(LiteralScanner({"oomk"}).ok());
+  CHECK(LiteralScanner({"oomk"}).stride() == 1);
+  CHECK(LiteralScanner({"killed", "out of memory"}).stride() == 3);
+  CHECK(LiteralScanner({"a much longer literal than that"}).stride() == 8);
 }
 
 TEST_CASE("The scanner agrees with a naive search on random text", "[match][literal]") {
@@ -63,7 +65,9 @@ TEST_CASE("The scanner agrees with a naive search on random text", "[match][lite
   };
   for (int round = 0; round < 200; ++round) {
     std::vector<std::string> literals;
-    std::uniform_int_distribution<std::size_t> length(4, 9);
+    // Lengths vary per round, so every stride from 1 to 6 is exercised.
+    std::size_t shortest = 4 + static_cast<std::size_t>(round % 6);
+    std::uniform_int_distribution<std::size_t> length(shortest, shortest + 5);
     for (int i = 0; i < 12; ++i) literals.push_back(lowercase(random_text(length(rng))));
     std::sort(literals.begin(), literals.end());
     literals.erase(std::unique(literals.begin(), literals.end()), literals.end());
@@ -71,9 +75,8 @@ TEST_CASE("The scanner agrees with a naive search on random text", "[match][lite
     // Every stride, with anchors from the static guess or from the text's
     // own byte-pair counts.
     std::vector<std::uint32_t> counts;
-    LiteralScanner::count_pairs(text, counts);
-    std::size_t stride = 1 + static_cast<std::size_t>(round % 3);
-    LiteralScanner scanner(literals, stride, round % 2 == 0 ? &counts : nullptr);
+    LiteralScanner::count_grams(text, counts);
+    LiteralScanner scanner(literals, round % 2 == 0 ? &counts : nullptr);
     REQUIRE(scanner.ok());
     // Plant some literals, in random case, so hits are not only chance.
     for (int i = 0; i < 3; ++i) {
