@@ -245,6 +245,17 @@ struct Analyzer::Impl {
   Run run;
   Event open_event;
   std::vector<Finding> held;  // findings of the open event
+  struct LightLine {
+    std::string_view text;
+    detail::HeaderView header;
+  };
+  std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
+  struct {
+    int year = -1;
+    int month = 0;
+    int day = 0;
+    std::int64_t midnight = 0;
+  } day_cache;
   std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
   Dialect stream_dialect = Dialect::Unknown;
   bool finished = false;
@@ -367,15 +378,119 @@ struct Analyzer::Impl {
     }
   }
 
-  bool timestamp_went_backwards() const {
+  bool timestamp_went_backwards() {
     if (!event.has_timestamp || !run.has_timestamp) return false;
-    int year = run.last_timestamp.year != 0 ? run.last_timestamp.year : 2000;
-    std::int64_t now = detail::timestamp_seconds(event.timestamp, year);
-    std::int64_t before = run.last_seconds;
+    return jumped_back(event.timestamp, run.last_timestamp, run.last_seconds);
+  }
+
+  // Seconds of ts, in `year` when ts has none. Consecutive lines share their
+  // day, so the calendar arithmetic is done once per day.
+  std::int64_t seconds_in(const Timestamp& ts, int year) {
+    int y = ts.year != 0 ? ts.year : year;
+    if (y != day_cache.year || ts.month != day_cache.month || ts.day != day_cache.day) {
+      day_cache.year = y;
+      day_cache.month = ts.month;
+      day_cache.day = ts.day;
+      day_cache.midnight = detail::timestamp_seconds(Timestamp{y, ts.month, ts.day, 0, 0, 0, 0}, y);
+    }
+    return day_cache.midnight + ts.hour * 3600 + ts.minute * 60 + ts.second;
+  }
+
+  std::int64_t seconds_of(const Timestamp& ts) { return seconds_in(ts, 2000); }
+
+  bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds) {
+    int year = last_ts.year != 0 ? last_ts.year : 2000;
+    std::int64_t now = seconds_in(now_ts, year);
     // vLLM prints no year: December followed by January is the year turning.
-    if (event.timestamp.year == 0 && run.last_timestamp.month == 12 && event.timestamp.month == 1)
+    if (now_ts.year == 0 && last_ts.month == 12 && now_ts.month == 1) return false;
+    return last_seconds - now > kBackwardsJumpSeconds;
+  }
+
+  // ---- blocks no rule can match -------------------------------------------
+
+  // A block of lines in which the prefilter proved that no rule can match.
+  // Such lines still count, move timestamps and shape events, so they are
+  // processed lightly: the header is parsed into views, runs and timestamps
+  // are updated, and the full per-line path (with event tracking, but no
+  // matching) runs only from the last line whose event state cannot be
+  // derived without it. The result is exactly what full processing gives
+  // (tests compare the two); anything unusual in the block (a timestamp
+  // going back, an over-long line, findings waiting on an open event, a
+  // custom ready pattern) sends the whole block down the full path.
+  // Returns false when the block must take the full path.
+  bool process_unmatched_block(std::string_view block) {
+    if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
       return false;
-    return before - now > kBackwardsJumpSeconds;
+    light_lines.clear();
+    bool has_ts = run.has_timestamp;
+    Timestamp last_ts = run.last_timestamp;
+    std::int64_t last_seconds = run.last_seconds;
+    // Event state as the full path would have it: closed, opened by an SGLang
+    // header line of this block (a header line never continues an event, so
+    // the state after it depends on that line alone), or open from before.
+    enum class State { Closed, OpenedHere, OpenBefore };
+    State state = open_event.open ? State::OpenBefore : State::Closed;
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t full_from = kNone;  // first line that needs the full path
+    std::size_t opened_at = 0;
+    for (std::size_t pos = 0; pos < block.size();) {
+      std::size_t newline = block.find('\n', pos);
+      std::string_view line = block.substr(pos, newline - pos);
+      pos = newline + 1;
+      if (line.size() > options.max_line_bytes) return false;
+      detail::HeaderView header = detail::parse_header(line);
+      std::size_t index = light_lines.size();
+      light_lines.push_back(LightLine{line, header});
+      if (full_from != kNone) continue;  // the full path checks those lines itself
+      if (header.has_timestamp) {
+        if (has_ts && jumped_back(header.timestamp, last_ts, last_seconds)) return false;
+        has_ts = true;
+        last_ts = header.timestamp;
+        last_seconds = seconds_of(header.timestamp);
+      }
+      if (header.dialect == Dialect::SGLang) {
+        state = State::OpenedHere;
+        opened_at = index;
+        continue;
+      }
+      bool opens = opens_traceback(header.message) ||
+                   (header.dialect == Dialect::VLLM &&
+                    (header.level == "ERROR" || header.level == "CRITICAL"));
+      if (state == State::Closed) {
+        if (opens) full_from = index;
+      } else {
+        full_from = state == State::OpenedHere ? opened_at : 0;
+      }
+    }
+    if (full_from == kNone) {
+      // The last line always goes the full way, so `event` is what it would be.
+      full_from = state == State::OpenedHere ? opened_at
+                  : state == State::Closed   ? light_lines.size() - 1
+                                             : 0;
+    }
+    std::string_view last_timestamp_text;
+    for (std::size_t i = 0; i < full_from; ++i) {
+      const LightLine& l = light_lines[i];
+      std::uint64_t number = ++report.summary.lines;
+      if (l.header.dialect != Dialect::Unknown) {
+        stream_dialect = l.header.dialect;
+        if (run.server == Dialect::Unknown) run.server = l.header.dialect;
+      }
+      ++run.lines;
+      if (run.first_line == 0) run.first_line = number;
+      run.last_line = number;
+      if (l.header.has_timestamp) {
+        if (!run.has_timestamp) run.first_timestamp_text.assign(l.header.timestamp_text);
+        run.has_timestamp = true;
+        run.last_timestamp = l.header.timestamp;
+        run.last_seconds = seconds_of(l.header.timestamp);
+        last_timestamp_text = l.header.timestamp_text;
+      }
+    }
+    if (!last_timestamp_text.empty()) run.last_timestamp_text.assign(last_timestamp_text);
+    for (std::size_t i = full_from; i < light_lines.size(); ++i)
+      process(light_lines[i].text, false, false, true);
+    return true;
   }
 
   // ---- events -----------------------------------------------------------
@@ -626,8 +741,7 @@ struct Analyzer::Impl {
       if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
       run.has_timestamp = true;
       run.last_timestamp = event.timestamp;
-      run.last_seconds = detail::timestamp_seconds(
-          event.timestamp, event.timestamp.year != 0 ? event.timestamp.year : 2000);
+      run.last_seconds = seconds_of(event.timestamp);
       run.last_timestamp_text = event.timestamp_text;
     }
 
@@ -788,7 +902,7 @@ void Analyzer::feed(std::string_view bytes) {
         !impl.unmatched_callback) {
       may_match = impl.rules.block_may_match(block, impl.prefilter_scratch);
     }
-    run_lines(block, may_match, plain);
+    if (may_match || !impl.process_unmatched_block(block)) run_lines(block, may_match, plain);
     bytes.remove_prefix(cut);
   }
 }
