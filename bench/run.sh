@@ -31,12 +31,28 @@ $logrx rules patterns > $out/patterns.txt
 bytes=$(stat -c %s "$data")
 lines=$($out/floor "$data")
 
-# best wall time (s) and its peak RSS (KB) over $runs runs of a command
+# ripgrep must accept every pattern, or its time would be that of an error.
+rg_status=0
+rg -q -f $out/patterns.txt /dev/null 2> $out/rg-error.txt || rg_status=$?
+if [ "$rg_status" -gt 1 ]; then
+  echo "ripgrep rejects a pattern of 'logrx rules patterns':" >&2
+  cat $out/rg-error.txt >&2
+  exit 2
+fi
+
+# best wall time (s) and its peak RSS (KB) over $runs runs of a command; a
+# command that fails (exit status above 1: rg -c exits 1 when nothing matched)
+# stops the benchmark.
 measure() {
   local best="" rss=""
   for _ in $(seq 1 "$runs"); do
-    local line
-    /usr/bin/time -o $out/time.txt -f "%e %M" "$@" > /dev/null 2> /dev/null || true
+    local line status=0
+    /usr/bin/time -o $out/time.txt -f "%e %M" "$@" > /dev/null 2> $out/stderr.txt || status=$?
+    if [ "$status" -gt 1 ]; then
+      echo "benchmark command failed ($status): $*" >&2
+      cat $out/stderr.txt >&2
+      exit 2
+    fi
     line=$(tail -1 $out/time.txt)
     local t=${line% *} m=${line#* }
     if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; rss=$m; fi

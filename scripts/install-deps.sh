@@ -3,8 +3,9 @@
 # all present, so CI and repeated runs stay fast. Uses sudo when not root.
 set -euo pipefail
 
+# ripgrep: a test checks that 'logrx rules patterns' works with rg -f.
 packages=(cmake g++ make pkg-config libre2-dev libboost-dev nlohmann-json3-dev
-          libspdlog-dev libfmt-dev catch2 libcli11-dev)
+          libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep)
 
 missing=()
 for p in "${packages[@]}"; do

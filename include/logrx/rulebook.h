@@ -82,7 +82,9 @@ struct RuleSpec {
   int line = 0;              // position of the rule's object in that file
   int column = 0;
   // Positions of the rule's fields, keyed by pointer relative to the rule
-  // ("/pattern", "/remediation/0/value"); used to place compile errors.
+  // ("/pattern", "/remediation/0/value"), to place compile errors. Optional:
+  // when a field is missing here, compile errors read its position from
+  // `file` (the loader leaves this empty to keep loading fast).
   std::map<std::string, std::pair<int, int>> field_positions;
 };
 

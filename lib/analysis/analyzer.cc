@@ -250,6 +250,7 @@ struct Analyzer::Impl {
     detail::HeaderView header;
   };
   std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
+  std::uint64_t serving_bytes = 0;     // fed while the run was serving
   struct {
     int year = -1;
     int month = 0;
@@ -898,8 +899,12 @@ void Analyzer::feed(std::string_view bytes) {
     std::string_view block = bytes.substr(0, cut);
     bool may_match = true;
     bool plain = is_plain_text(block);
-    if (plain && impl.run.phase == 5 && impl.rules.prefilter_ok && !impl.options.include_silent &&
-        !impl.unmatched_callback) {
+    // The prefilter is built on first use (a few milliseconds): only once the
+    // stream has shown enough serving traffic for it to pay off.
+    constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
+    if (impl.run.phase == 5) impl.serving_bytes += block.size();
+    if (plain && impl.run.phase == 5 && impl.serving_bytes > kPrefilterAfterBytes &&
+        !impl.options.include_silent && !impl.unmatched_callback && impl.rules.has_prefilter()) {
       may_match = impl.rules.block_may_match(block, impl.prefilter_scratch);
     }
     if (may_match || !impl.process_unmatched_block(block)) run_lines(block, may_match, plain);

@@ -2,8 +2,11 @@
 #include "logrx/rulebook.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <tuple>
 
 #include "match/rulebook_impl.h"
@@ -30,7 +33,7 @@ re2::RE2::Options regex_options(int64_t max_mem) {
 // optimisation only: when it cannot be built (a pattern with no literal of
 // LiteralScanner::kMinLength bytes leaves its rule unfiltered, so every
 // block would pass anyway), blocks are simply always matched line by line.
-void build_prefilter(Rulebook::Impl& impl, const std::vector<RuleSpec>& rules) {
+void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& rules) {
   impl.prefilter = std::make_unique<re2::FilteredRE2>(
       static_cast<int>(detail::LiteralScanner::kMinLength));
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -56,6 +59,11 @@ void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& cod
   if (auto it = rule.field_positions.find(relative); it != rule.field_positions.end()) {
     line = it->second.first;
     column = it->second.second;
+  } else if (!rule.file.empty() && !rule.json_pointer.empty()) {
+    if (auto at = detail::position_in_file(rule.file, rule.json_pointer + relative)) {
+      line = at->first;
+      column = at->second;
+    }
   }
   errors.push_back(Diagnostic{code, message, rule.file, rule.id, line, column,
                               rule.json_pointer.empty() ? "" : rule.json_pointer + relative});
@@ -200,8 +208,13 @@ const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
   return nullptr;
 }
 
+bool Rulebook::Impl::has_prefilter() const {
+  std::call_once(prefilter_once, [this] { build_prefilter(*this, rules); });
+  return prefilter_ok;
+}
+
 bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch) const {
-  if (!prefilter_ok) return true;
+  if (!has_prefilter()) return true;
   if (!scratch.scanner) {
     std::vector<std::uint32_t> counts;
     detail::LiteralScanner::count_grams(block, counts);
@@ -294,12 +307,46 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
   }
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   impl->compiled.reserve(rules.size());
+
+  // The two costly steps are independent: each rule's own regex (for its
+  // captures) and the combined selector. They run side by side, which keeps
+  // start-up (a CLI call, a supervisor) short.
+  std::vector<std::unique_ptr<re2::RE2>> regexes(rules.size());
+  auto compile_regexes = [&rules, &regexes] {
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      if (rules[i].trigger == Trigger::Line)
+        regexes[i] = std::make_unique<re2::RE2>(rules[i].pattern, regex_options(kRuleMaxMem));
+  };
+  std::exception_ptr worker_failure;
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      try {
+        compile_regexes();
+      } catch (...) {
+        worker_failure = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    compile_regexes();  // no thread to be had: one after the other
+  }
+  std::vector<int> set_indices(rules.size(), -1);
+  std::vector<std::string> set_errors(rules.size());
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].trigger != Trigger::Line) continue;
+    set_indices[i] = impl->selector->Add(rules[i].pattern, &set_errors[i]);
+    if (set_indices[i] >= 0) impl->selector_rules.push_back(static_cast<int>(i));
+  }
+  bool selector_ok = impl->selector_rules.empty() || impl->selector->Compile();
+  if (worker.joinable()) worker.join();
+  if (worker_failure) std::rethrow_exception(worker_failure);
+
   for (std::size_t rule_index = 0; rule_index < rules.size(); ++rule_index) {
     const RuleSpec& rule = rules[rule_index];
     CompiledRule compiled;
     std::set<std::string> known = global_facts;
     if (rule.trigger == Trigger::Line) {
-      compiled.regex = std::make_unique<re2::RE2>(rule.pattern, regex_options(kRuleMaxMem));
+      compiled.regex = std::move(regexes[rule_index]);
       if (!compiled.regex->ok()) {
         add_error(errors, rule, "rule.bad-pattern", "/pattern",
                   "pattern does not compile: " + compiled.regex->error());
@@ -320,13 +367,9 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
             add_error(errors, rule, "rule.capture-shadows-variable", "/pattern",
                       "capture (?P<" + name + ">...) has the name of a run variable; rename it");
       }
-      std::string set_error;
-      int set_index = impl->selector->Add(rule.pattern, &set_error);
-      if (set_index < 0) {
-        add_error(errors, rule, "rule.bad-pattern", "/pattern", "pattern rejected: " + set_error);
-      } else {
-        impl->selector_rules.push_back(static_cast<int>(rule_index));
-      }
+      if (set_indices[rule_index] < 0)
+        add_error(errors, rule, "rule.bad-pattern", "/pattern",
+                  "pattern rejected: " + set_errors[rule_index]);
     } else if (rule.trigger == Trigger::Facts) {
       impl->fact_rules.push_back(static_cast<int>(rule_index));
     } else if (rule.trigger == Trigger::RunEnd) {
@@ -375,8 +418,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;
-  build_prefilter(*impl, rules);
-  if (!impl->selector_rules.empty() && !impl->selector->Compile()) {
+  if (!selector_ok) {
     errors.push_back(Diagnostic{"engine.out-of-memory",
                                 "the rulebook's combined patterns exceed RE2's memory budget", "",
                                 "", 0, 0, ""});

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <re2/filtered_re2.h>
 #include <re2/re2.h>
@@ -44,9 +45,12 @@ struct Rulebook::Impl {
   // into a formula over required literals ("atoms"), and the scanner finds the
   // atoms of a whole block of lines in one pass. When no rule's formula holds
   // for the block, no line inside it can match any of those rules.
-  std::unique_ptr<re2::FilteredRE2> prefilter;
-  std::vector<std::string> atoms;  // lowercase, LiteralScanner::kMinLength bytes or more
-  bool prefilter_ok = false;
+  // Built on first use (a short log never needs it), once, thread-safely.
+  mutable std::once_flag prefilter_once;
+  mutable std::unique_ptr<re2::FilteredRE2> prefilter;
+  mutable std::vector<std::string> atoms;  // lowercase, LiteralScanner::kMinLength bytes or more
+  mutable bool prefilter_ok = false;
+  bool has_prefilter() const;
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rules/json_positions.h"
 
+#include <algorithm>
+
 namespace logrx::detail {
 namespace {
 constexpr int kMaxDepth = 64;  // deeper values share their parent's position
@@ -21,7 +23,8 @@ std::string escape_pointer_token(std::string_view key) {
   return out;
 }
 
-JsonPositions::JsonPositions(std::string_view text) : text_(text) {
+JsonPositions::JsonPositions(std::string_view text, int max_depth)
+    : text_(text), max_depth_(std::min(max_depth, kMaxDepth)) {
   skip_space();
   value("");
 }
@@ -113,7 +116,7 @@ void JsonPositions::value(const std::string& pointer) {
   if (pos_ >= text_.size()) return;
   positions_.emplace(pointer, position_of(pos_));
   char c = text_[pos_];
-  if ((c == '{' || c == '[') && depth_ >= kMaxDepth) {
+  if ((c == '{' || c == '[') && depth_ >= max_depth_) {
     skip_nested();
     return;
   }

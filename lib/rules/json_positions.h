@@ -19,7 +19,9 @@ class JsonPositions {
  public:
   // `text` must be JSON that nlohmann accepted with comments ignored; text
   // that is not is mapped as far as it goes.
-  explicit JsonPositions(std::string_view text);
+  // Only values up to `max_depth` levels deep get their own position (deeper
+  // ones share their parent's): a shallow map is much cheaper to build.
+  explicit JsonPositions(std::string_view text, int max_depth = 64);
 
   // Position of the value at `pointer` ("/rules/3/pattern"); for a missing
   // member, the position of the closest existing parent.
@@ -38,6 +40,7 @@ class JsonPositions {
   std::size_t counted_offset_ = 0;
   TextPosition counted_{1, 1};
   int depth_ = 0;
+  int max_depth_ = 64;
   std::unordered_map<std::string, TextPosition> positions_;
 };
 

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "rules/json_positions.h"
 #include "util/text.h"
@@ -72,12 +75,15 @@ std::string type_name(const json& value) {
 // Collects the problems of one file, placing each at its JSON pointer.
 class FileChecker {
  public:
+  // Positions of the rules themselves are always needed; positions of their
+  // fields only for an error, so that map is built on the first one.
   FileChecker(std::string_view text, const std::string& file, Diagnostics& errors)
-      : positions_(text), file_(file), errors_(errors) {}
+      : text_(text), positions_(text, 2), file_(file), errors_(errors) {}
 
   void error(const std::string& code, const std::string& pointer, const std::string& rule_id,
              const std::string& message) {
-    TextPosition at = positions_.find(pointer);
+    if (!full_) full_.emplace(text_);
+    TextPosition at = full_->find(pointer);
     errors_.push_back(Diagnostic{code, message, file_, rule_id, at.line, at.column, pointer});
     ++count_;
   }
@@ -86,7 +92,9 @@ class FileChecker {
   const JsonPositions& positions() const { return positions_; }
 
  private:
+  std::string_view text_;
   JsonPositions positions_;
+  std::optional<JsonPositions> full_;
   const std::string& file_;
   Diagnostics& errors_;
   std::size_t count_ = 0;
@@ -489,23 +497,6 @@ class RuleReader {
   std::string id_;
 };
 
-// Records the position of every field of a rule relative to the rule.
-void record_field_positions(const JsonPositions& positions, const std::string& pointer,
-                            const json& value, const std::string& relative, RuleSpec& spec,
-                            int depth) {
-  TextPosition at = positions.find(pointer + relative);
-  spec.field_positions[relative] = {at.line, at.column};
-  if (depth > 4) return;
-  if (value.is_object()) {
-    for (const auto& [key, child] : value.items())
-      record_field_positions(positions, pointer, child, relative + "/" + escape_pointer_token(key),
-                             spec, depth + 1);
-  } else if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i)
-      record_field_positions(positions, pointer, value[i], relative + "/" + std::to_string(i),
-                             spec, depth + 1);
-  }
-}
 
 // {"version": 1, "server": "sglang", "flags": ["--x", ...], "env": ["X", ...]}
 void read_flag_file(FileChecker& checker, const json& document, const std::string& file_name,
@@ -625,9 +616,47 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
     spec.json_pointer = pointer;
     spec.line = at.line;
     spec.column = at.column;
-    record_field_positions(checker.positions(), pointer, (*list)[i], "", spec, 0);
     rules.push_back(std::move(spec));
   }
+}
+
+namespace {
+
+void load_rule_file(const std::string& file, RuleFiles& rules, Diagnostics& errors) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxRuleFileBytes) {
+    errors.push_back(Diagnostic{"rule.file-too-large",
+                                "rule file is larger than 16 MiB; split it by family", file, "", 0,
+                                0, ""});
+    return;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) {
+    // An empty file also lands here: rdbuf() of nothing sets failbit.
+    if (in && in.peek() == std::ifstream::traits_type::eof()) {
+      errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
+    } else {
+      errors.push_back(
+          Diagnostic{"rule.source-unreadable", "cannot read rule file", file, "", 0, 0, ""});
+    }
+    return;
+  }
+  parse_rule_file(text.str(), file, rules, errors);
+}
+
+}  // namespace
+
+std::optional<std::pair<int, int>> position_in_file(const std::string& file,
+                                                    const std::string& pointer) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) return std::nullopt;
+  std::string content = text.str();
+  TextPosition at = JsonPositions(content).find(pointer);
+  return std::make_pair(at.line, at.column);
 }
 
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
@@ -655,28 +684,40 @@ RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
   } else {
     files.push_back(path);
   }
-  for (const std::string& file : files) {
-    auto size = fs::file_size(file, ec);
-    if (!ec && size > kMaxRuleFileBytes) {
-      errors.push_back(Diagnostic{"rule.file-too-large",
-                                  "rule file is larger than 16 MiB; split it by family", file, "",
-                                  0, 0, ""});
-      continue;
-    }
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf())) {
-      // An empty file also lands here: rdbuf() of nothing sets failbit.
-      if (in && in.peek() == std::ifstream::traits_type::eof()) {
-        errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
-      } else {
-        errors.push_back(
-            Diagnostic{"rule.source-unreadable", "cannot read rule file", file, "", 0, 0, ""});
-      }
-      continue;
-    }
-    parse_rule_file(text.str(), file, rules, errors);
+  // Files are independent: two halves are read and parsed side by side (the
+  // rulebook loads at every CLI call), then joined in file order so the
+  // result and the diagnostics do not depend on the threads.
+  auto load_range = [&files](std::size_t begin, std::size_t end, RuleFiles& out,
+                             Diagnostics& problems) {
+    for (std::size_t i = begin; i < end; ++i) load_rule_file(files[i], out, problems);
+  };
+  std::size_t half = files.size() / 2;
+  RuleFiles second;
+  Diagnostics second_errors;
+  std::exception_ptr failure;
+  std::thread worker;
+  try {
+    if (half > 0)
+      worker = std::thread([&] {
+        try {
+          load_range(half, files.size(), second, second_errors);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+  } catch (const std::system_error&) {
+    // No thread to be had: the worker's half is loaded below.
   }
+  load_range(0, half, rules, errors);
+  if (worker.joinable()) {
+    worker.join();
+  } else {
+    load_range(half, files.size(), second, second_errors);
+  }
+  if (failure) std::rethrow_exception(failure);
+  for (RuleSpec& rule : second.rules) rules.rules.push_back(std::move(rule));
+  for (ServerFlags& list : second.flags) rules.flags.push_back(std::move(list));
+  for (Diagnostic& d : second_errors) errors.push_back(std::move(d));
   return rules;
 }
 

@@ -2,6 +2,7 @@
 // Reading rule files: JSON (comments allowed) into validated RuleSpecs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +27,10 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
 
 // Reads a file or every *.json under a directory (sorted by path).
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors);
+
+// Line and column of the JSON value at pointer in a rule file, read again:
+// field positions are only needed for an error, so they are not kept.
+std::optional<std::pair<int, int>> position_in_file(const std::string& file,
+                                                    const std::string& pointer);
 
 }  // namespace logrx::detail
