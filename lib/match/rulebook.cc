@@ -195,7 +195,11 @@ bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out)
   out.clear();
   if (selector_rules.empty()) return true;
   re2::RE2::Set::ErrorInfo info{};
-  bool matched = selector->Match(re2::StringPiece(message.data(), message.size()), &out, &info);
+  re2::StringPiece text(message.data(), message.size());
+  // Most lines match nothing: asking only whether anything matches stops at
+  // the first match and allocates nothing; the list is built for the rest.
+  if (!selector->Match(text, nullptr, &info)) return info.kind == re2::RE2::Set::kNoError;
+  bool matched = selector->Match(text, &out, &info);
   if (!matched) return info.kind == re2::RE2::Set::kNoError;
   for (int& index : out) index = selector_rules[static_cast<std::size_t>(index)];
   std::sort(out.begin(), out.end());
