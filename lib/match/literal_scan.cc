@@ -130,9 +130,11 @@ LiteralScanner::LiteralScanner(std::vector<std::string> literals,
 }
 
 void LiteralScanner::verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,
-                               std::vector<int>& found, std::vector<std::uint8_t>& marks) const {
+                               std::vector<int>& found, std::vector<std::uint8_t>& marks,
+                               std::uint32_t* attempts) const {
   for (std::uint32_t a = first_[hash]; a < first_[hash + 1]; ++a) {
     const Anchor& anchor = anchors_[a];
+    if (attempts != nullptr) ++attempts[static_cast<std::size_t>(anchor.literal)];
     if (marks[static_cast<std::size_t>(anchor.literal)] != 0) continue;
     auto offset = static_cast<std::size_t>(anchor.offset);
     if (i < offset) continue;
@@ -146,6 +148,19 @@ void LiteralScanner::verify_at(const char* data, std::size_t n, std::size_t i, s
 
 void LiteralScanner::find_all(std::string_view text, std::vector<int>& found,
                               std::vector<std::uint8_t>& marks) const {
+  scan<false>(text, found, marks, nullptr);
+}
+
+void LiteralScanner::find_all(std::string_view text, std::vector<int>& found,
+                              std::vector<std::uint8_t>& marks,
+                              std::vector<std::uint32_t>& attempts) const {
+  attempts.assign(literals_.size(), 0);
+  scan<true>(text, found, marks, attempts.data());
+}
+
+template <bool kCount>
+void LiteralScanner::scan(std::string_view text, std::vector<int>& found,
+                          std::vector<std::uint8_t>& marks, std::uint32_t* attempts) const {
   found.clear();
   if (!ok_ || literals_.empty() || text.size() < kGram) return;
   marks.assign(literals_.size(), 0);
@@ -155,7 +170,8 @@ void LiteralScanner::find_all(std::string_view text, std::vector<int>& found,
   // Hot loop: a 4-byte load, a multiply and a bit test per stride_ bytes.
   for (std::size_t i = 0; i + kGram <= n; i += stride_) {
     std::uint32_t h = hash_at(data + i);
-    if (((bits[h >> 6] >> (h & 63)) & 1) != 0) verify_at(data, n, i, h, found, marks);
+    if (((bits[h >> 6] >> (h & 63)) & 1) != 0)
+      verify_at(data, n, i, h, found, marks, kCount ? attempts : nullptr);
   }
 }
 

@@ -42,11 +42,20 @@ class LiteralScanner {
   // in no particular order. `marks` is caller-owned scratch (one per thread).
   void find_all(std::string_view text, std::vector<int>& found, std::vector<std::uint8_t>& marks) const;
 
+  // Like find_all, and also counts per literal how many times its anchors
+  // passed the bit test (found or not): which literals cost verification work.
+  void find_all(std::string_view text, std::vector<int>& found, std::vector<std::uint8_t>& marks,
+                std::vector<std::uint32_t>& attempts) const;
+
  private:
   static constexpr int kHashBits = 16;
 
   void verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,
-                 std::vector<int>& found, std::vector<std::uint8_t>& marks) const;
+                 std::vector<int>& found, std::vector<std::uint8_t>& marks,
+                 std::uint32_t* attempts) const;
+  template <bool kCount>
+  void scan(std::string_view text, std::vector<int>& found, std::vector<std::uint8_t>& marks,
+            std::uint32_t* attempts) const;
 
   struct Anchor {
     int literal;

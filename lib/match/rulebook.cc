@@ -219,14 +219,65 @@ bool Rulebook::Impl::has_prefilter() const {
 
 bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch) const {
   if (!has_prefilter()) return true;
-  if (!scratch.scanner) {
-    std::vector<std::uint32_t> counts;
-    detail::LiteralScanner::count_grams(block, counts);
-    scratch.scanner = std::make_unique<detail::LiteralScanner>(atoms, &counts);
+  if (!scratch.scanner) build_stream_scanner(block, scratch);
+  bool tune = scratch.rebuilds < kMaxScannerRebuilds;
+  if (tune) {
+    scratch.scanner->find_all(block, scratch.atoms, scratch.marks, scratch.attempts);
+  } else {
+    scratch.scanner->find_all(block, scratch.atoms, scratch.marks);
   }
-  scratch.scanner->find_all(block, scratch.atoms, scratch.marks);
+  for (int& found : scratch.atoms) found = scratch.scanned[static_cast<std::size_t>(found)];
+  scratch.atoms.insert(scratch.atoms.end(), scratch.assumed.begin(), scratch.assumed.end());
   prefilter->AllPotentials(scratch.atoms, &scratch.potentials);
+  if (tune) tune_stream_scanner(block, scratch);
   return !scratch.potentials.empty();
+}
+
+// Atoms whose anchors keep passing the scanner's bit test (because they
+// occur in the stream, or share grams with what does: " tokens" and every
+// "token usage") cost verification work on every block. As long as no rule
+// can pass on them, they are taken as present instead of searched for.
+// Taking an atom as present can only add candidate rules (the prefilter
+// formulas are monotone), never drop one: this changes speed, not results.
+void Rulebook::Impl::tune_stream_scanner(std::string_view block, PrefilterScratch& scratch) const {
+  constexpr std::uint32_t kCostly = 4;  // bit-test passes per block
+  std::vector<std::pair<std::uint32_t, int>> costly;
+  for (std::size_t i = 0; i < scratch.attempts.size(); ++i)
+    if (scratch.attempts[i] >= kCostly)
+      costly.emplace_back(scratch.attempts[i], scratch.scanned[i]);
+  if (costly.empty()) return;
+  std::sort(costly.rbegin(), costly.rend());
+  bool changed = false;
+  std::vector<int> trial;
+  std::vector<int> potentials;
+  for (const auto& [attempts, atom] : costly) {
+    (void)attempts;
+    trial = scratch.assumed;
+    trial.push_back(atom);
+    prefilter->AllPotentials(trial, &potentials);
+    if (!potentials.empty()) continue;
+    scratch.assumed.insert(std::upper_bound(scratch.assumed.begin(), scratch.assumed.end(), atom),
+                           atom);
+    changed = true;
+  }
+  ++scratch.rebuilds;  // counted even when nothing could be assumed: tuning stops in time
+  if (changed) build_stream_scanner(block, scratch);
+}
+
+// Anchors each atom still searched for on the grams rarest in the sample of
+// the stream, so that healthy lines almost never pass the scanner's bit test.
+void Rulebook::Impl::build_stream_scanner(std::string_view sample, PrefilterScratch& scratch) const {
+  std::vector<std::string> scanned_atoms;
+  scratch.scanned.clear();
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    if (std::binary_search(scratch.assumed.begin(), scratch.assumed.end(), static_cast<int>(i)))
+      continue;
+    scratch.scanned.push_back(static_cast<int>(i));
+    scanned_atoms.push_back(atoms[i]);
+  }
+  std::vector<std::uint32_t> counts;
+  detail::LiteralScanner::count_grams(sample, counts);
+  scratch.scanner = std::make_unique<detail::LiteralScanner>(std::move(scanned_atoms), &counts);
 }
 
 bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {

@@ -68,12 +68,19 @@ struct Rulebook::Impl {
   // fraction of a percent of the positions it tests.
   struct PrefilterScratch {
     std::unique_ptr<detail::LiteralScanner> scanner;
+    std::vector<int> scanned;  // scanner index -> atom index
+    std::vector<int> assumed;  // atoms taken as present without scanning, sorted
+    std::vector<std::uint32_t> attempts;  // per scanned atom, while tuning
+    int rebuilds = 0;
     std::vector<int> atoms;
     std::vector<std::uint8_t> marks;
     std::vector<int> potentials;
   };
   // False only when no serving-time line rule can match any line of block.
   bool block_may_match(std::string_view block, PrefilterScratch& scratch) const;
+  static constexpr int kMaxScannerRebuilds = 32;
+  void build_stream_scanner(std::string_view sample, PrefilterScratch& scratch) const;
+  void tune_stream_scanner(std::string_view block, PrefilterScratch& scratch) const;
 
   bool extract(std::size_t index, std::string_view message,
                std::map<std::string, std::string>& captures) const;
