@@ -81,9 +81,20 @@ $out/gen_log --server mixed --mb 1024 --seed 7 |
 pipe_rss=$(tail -1 $out/time.txt)
 echo "1 GB from a pipe: logrx peak RSS $((pipe_rss / 1024)) MB"
 
-# Start-up: the rulebook compile (rules list loads and compiles it) and a small scan.
+# Start-up: the rulebook compile (rules list loads and compiles it) and a small
+# scan; the mean of 20 runs, best of $runs rounds like the timings above.
 small=corpus/sglang/healthy-start-llama8b.log
-start=$(date +%s%N); for _ in $(seq 1 20); do $logrx rules list > /dev/null; done; end=$(date +%s%N)
-echo "load + compile the rulebook (logrx rules list): $(( (end - start) / 20000000 )) ms per run"
-start=$(date +%s%N); for _ in $(seq 1 20); do $logrx scan --fail-on never $small > /dev/null; done; end=$(date +%s%N)
-echo "scan a small log: $(( (end - start) / 20000000 )) ms per run"
+per_run_ms() {
+  local best=""
+  for _ in $(seq 1 "$runs"); do
+    local start end ms
+    start=$(date +%s%N)
+    for _ in $(seq 1 20); do "$@" > /dev/null; done
+    end=$(date +%s%N)
+    ms=$(( (end - start) / 20000000 ))
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+  done
+  echo "$best"
+}
+echo "load + compile the rulebook (logrx rules list): $(per_run_ms $logrx rules list) ms per run"
+echo "scan a small log: $(per_run_ms $logrx scan --fail-on never $small) ms per run"
