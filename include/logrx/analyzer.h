@@ -74,6 +74,10 @@ class Analyzer {
   // Lines seen so far.
   std::uint64_t lines() const noexcept;
 
+  // Of those, lines no regex ran on because the block prefilter proved that
+  // no rule can match them (a statistic for benchmarks and tests).
+  std::uint64_t prefiltered_lines() const noexcept;
+
   // The current launch: its phase ("launching", ..., "exited"), whether it
   // reached ready, and the server seen in its output ("sglang", "vllm", ...).
   std::string phase() const;

@@ -251,6 +251,7 @@ struct Analyzer::Impl {
   };
   std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
+  std::uint64_t prefiltered_lines = 0;
   struct {
     int year = -1;
     int month = 0;
@@ -491,6 +492,7 @@ struct Analyzer::Impl {
     if (!last_timestamp_text.empty()) run.last_timestamp_text.assign(last_timestamp_text);
     for (std::size_t i = full_from; i < light_lines.size(); ++i)
       process(light_lines[i].text, false, false, true);
+    prefiltered_lines += light_lines.size();
     return true;
   }
 
@@ -907,7 +909,27 @@ void Analyzer::feed(std::string_view bytes) {
         !impl.options.include_silent && !impl.unmatched_callback && impl.rules.has_prefilter()) {
       may_match = impl.rules.block_may_match(block, impl.prefilter_scratch);
     }
-    if (may_match || !impl.process_unmatched_block(block)) run_lines(block, may_match, plain);
+    if (may_match) {
+      run_lines(block, true, plain);
+    } else {
+      // No rule can match a line of this block. A line that began in an
+      // earlier buffer is still matched in full (its start was not scanned
+      // with it), and an unfinished last line waits for the next buffer, where
+      // it will be matched in full too; the complete lines between take the
+      // light path.
+      std::string_view rest = block;
+      if (impl.splitter.has_pending()) {
+        std::size_t newline = rest.find('\n');
+        std::size_t end = newline == std::string_view::npos ? rest.size() : newline + 1;
+        run_lines(rest.substr(0, end), false, plain);
+        rest.remove_prefix(end);
+      }
+      std::size_t last = rest.rfind('\n');
+      std::string_view whole = last == std::string_view::npos ? std::string_view{} : rest.substr(0, last + 1);
+      std::string_view tail = rest.substr(whole.size());
+      if (!whole.empty() && !impl.process_unmatched_block(whole)) run_lines(whole, false, plain);
+      if (!tail.empty()) run_lines(tail, false, plain);
+    }
     bytes.remove_prefix(cut);
   }
 }
@@ -926,6 +948,8 @@ Report Analyzer::finish() {
 }
 
 std::uint64_t Analyzer::lines() const noexcept { return impl_->report.summary.lines; }
+
+std::uint64_t Analyzer::prefiltered_lines() const noexcept { return impl_->prefiltered_lines; }
 
 std::string Analyzer::phase() const { return kPhases[impl_->run.phase]; }
 

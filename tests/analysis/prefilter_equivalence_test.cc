@@ -34,12 +34,14 @@ std::string scan_line_by_line(const Rulebook& book, const std::string& text) {
   return json_of(analyzer.finish());
 }
 
-std::string scan_in_chunks(const Rulebook& book, const std::string& text, std::size_t chunk) {
+std::string scan_in_chunks(const Rulebook& book, const std::string& text, std::size_t chunk,
+                           std::uint64_t* prefiltered = nullptr) {
   AnalyzerOptions options;
   options.stream_name = "s";
   Analyzer analyzer(book, options);
   for (std::size_t at = 0; at < text.size(); at += chunk)
     analyzer.feed(std::string_view(text).substr(at, chunk));
+  if (prefiltered != nullptr) *prefiltered = analyzer.prefiltered_lines();
   return json_of(analyzer.finish());
 }
 
@@ -79,7 +81,60 @@ std::string serving_log(unsigned seed) {
   return out.str();
 }
 
+// The same for vLLM's format: process prefixes, levels, ERROR records that
+// open events, raw traceback lines, a timestamp that goes back (a restart).
+std::string vllm_serving_log(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::ostringstream out;
+  out << "(APIServer pid=1) INFO 12-25 04:48:38 [api_server.py:1351] vLLM API server version 0.13.0\n"
+      << "(APIServer pid=1) INFO 12-25 04:48:38 [utils.py:253] non-default args: {'model': 'Qwen/Qwen3-8B', "
+         "'gpu_memory_utilization': 0.9, 'max_num_batched_tokens': 8192}\n"
+      << "(APIServer pid=1) INFO:     Application startup complete.\n";
+  const char* rare[] = {
+      "(EngineCore_DP0 pid=79) ERROR 12-25 05:00:00 [core.py:710] EngineCore encountered a fatal error.\n"
+      "(EngineCore_DP0 pid=79) ERROR 12-25 05:00:00 [core.py:710] Traceback (most recent call last):\n"
+      "(EngineCore_DP0 pid=79) ERROR 12-25 05:00:00 [core.py:710]   File \"core.py\", line 1, in run\n"
+      "(EngineCore_DP0 pid=79) ERROR 12-25 05:00:00 [core.py:710] torch.OutOfMemoryError: CUDA out of "
+      "memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.",
+      "(EngineCore_DP0 pid=79) Process EngineCore_DP0:\n(EngineCore_DP0 pid=79) Traceback (most recent call "
+      "last):\n(EngineCore_DP0 pid=79)   File \"x.py\", line 2, in y\n(EngineCore_DP0 pid=79) ValueError: "
+      "something unexpected",
+      "(APIServer pid=1) ERROR 12-25 05:00:00 [serving_chat.py:222] This model's maximum context length is "
+      "32768 tokens. However, you requested 40960 output tokens and your prompt contains at least 1024 "
+      "input tokens, for a total of at least 41984 tokens.",
+      "(APIServer pid=1) INFO 12-25 03:00:00 [api_server.py:1351] vLLM API server version 0.13.0",
+  };
+  for (int i = 0; i < 6000; ++i) {
+    int minute = 10 + (i / 600);
+    if (rng() % 600 == 0) {
+      out << rare[rng() % 4] << "\n";
+    } else if (i % 3 == 0) {
+      out << "(APIServer pid=1) INFO:     10.0.3.17:4" << i << " - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n";
+    } else {
+      out << "(APIServer pid=1) INFO 12-25 05:" << minute << ":00 [loggers.py:248] Engine 000: Avg prompt "
+          << "throughput: " << i % 900 << ".1 tokens/s, Avg generation throughput: 12.5 tokens/s, Running: "
+          << i % 40 << " reqs, Waiting: 0 reqs, GPU KV cache usage: 41.2%, Prefix cache hit rate: 12.0%\n";
+    }
+  }
+  return out.str();
+}
+
 }  // namespace
+
+TEST_CASE("vLLM-format serving logs give the same report in chunks and line by line",
+          "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  for (unsigned seed : {4u, 5u, 6u}) {
+    std::string log = vllm_serving_log(seed);
+    std::string expected = scan_line_by_line(book, log);
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{65536}, std::size_t{4093}}) {
+      std::uint64_t prefiltered = 0;
+      CHECK(scan_in_chunks(book, log, chunk, &prefiltered) == expected);
+      // The comparison means something only if most lines took the light path.
+      CHECK(prefiltered > 3000);
+    }
+  }
+}
 
 TEST_CASE("Chunked scanning with the block prefilter reports what line-by-line scanning does",
           "[analysis][prefilter]") {
@@ -87,8 +142,11 @@ TEST_CASE("Chunked scanning with the block prefilter reports what line-by-line s
   for (unsigned seed : {1u, 2u, 3u}) {
     std::string log = serving_log(seed);
     std::string expected = scan_line_by_line(book, log);
-    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{65536}, std::size_t{4093}})
-      CHECK(scan_in_chunks(book, log, chunk) == expected);
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{65536}, std::size_t{4093}}) {
+      std::uint64_t prefiltered = 0;
+      CHECK(scan_in_chunks(book, log, chunk, &prefiltered) == expected);
+      CHECK(prefiltered > 3000);
+    }
   }
 }
 
