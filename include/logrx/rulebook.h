@@ -108,8 +108,8 @@ struct RuleSource {
   std::string path;
 };
 
-// A rule pattern rewritten to find the same message inside a whole line (or
-// a block of lines in multi-line mode): the start anchor is dropped (rules
+// A rule pattern rewritten to find the same message inside a whole line, for
+// `logrx rules patterns` (rg -f, grep -P -f): the start anchor is dropped (rules
 // match the message after the line's header), named captures become plain
 // groups (tools such as rg -f join all patterns into one, where names would
 // repeat) and a leading (?i) is scoped to the pattern.

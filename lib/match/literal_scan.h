@@ -35,7 +35,6 @@ class LiteralScanner {
   static void count_grams(std::string_view text, std::vector<std::uint32_t>& counts);
 
   bool ok() const noexcept { return ok_; }
-  std::size_t size() const noexcept { return literals_.size(); }
   std::size_t stride() const noexcept { return stride_; }
 
   // Sets found to the indices of the literals that occur in text, each once,
