@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "budget.h"
+#include "eval.h"
 #include "gaps.h"
 #include "run.h"
 #include "watch.h"
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
   setup_run(app, run_options, exit_code);
   setup_budget(app, budget_options, exit_code);
   setup_rules(app, rules_options, exit_code);
+  EvalOptions eval_options;
+  setup_eval(app, eval_options, exit_code);
   CoverageOptions coverage_options;
   setup_coverage(*app.get_subcommand("rules"), coverage_options, exit_code);
 

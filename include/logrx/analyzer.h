@@ -37,6 +37,9 @@ struct AnalyzerOptions {
   bool include_silent = false;      // report fact-only rules too (rule testing)
   bool redact = true;               // replace secrets before anything sees a line
   std::string ready_pattern;        // RE2: a line matching it means the server is ready
+  // Report a title or fix explanation with a reference the finding could not
+  // fill as a diagnostic (rule testing: `rules test` fails on it).
+  bool check_templates = false;
   std::size_t max_runs = 1000;      // launches remembered in Report::runs; older ones are dropped
 };
 
@@ -67,6 +70,11 @@ class Analyzer {
 
   // Feeds one complete line (without its terminator).
   void feed_line(std::string_view line);
+
+  // Tells the analyzer that the process writing the stream has ended (a
+  // supervisor saw it exit). A launch that never became ready is then known
+  // to have died, rather than to be still starting. Call before finish().
+  void note_exit();
 
   // Ends the stream and returns the report. Precondition: called once.
   Report finish();

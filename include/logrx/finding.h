@@ -71,6 +71,10 @@ struct Finding {
   bool truncated = false;       // the matched line was cut (over-long or unterminated)
   bool wrapper = false;         // a consequence of another finding
   std::optional<RootCause> root_cause;  // for wrappers, when the cause is in the log
+  Tier tier = Tier::Rule;       // how the message was recognised
+  // Statements in the message that contradict each other (its own numbers do
+  // not support its claim): the log is likely not what it seems.
+  std::vector<std::string> inconsistencies;
 };
 
 // A fact recorded for a run: from a rule's capture or the server's config dump.
@@ -122,6 +126,12 @@ struct Report {
 // Combines the reports of several streams (several files) into one: findings
 // concatenated in the given order, summaries added, remediation re-merged.
 Report merge_reports(std::vector<Report> reports);
+
+// The finding that best explains the report: of the latest launch over
+// earlier ones, the most severe, then the one a specific rule recognised
+// (over structure, over lexical), a cause over a wrapper, then the earliest.
+// nullptr when there are no findings.
+const Finding* strongest_finding(const Report& report);
 
 // The merged remediation of a set of findings: primary items of non-stale
 // findings, one per flag or variable. When two findings prescribe different

@@ -72,6 +72,9 @@ struct RuleSpec {
   bool starts_run = false;           // a launch banner
   bool silent = false;               // records facts/phase only, never a finding
   bool wrapper = false;              // a consequence; the cause is logged elsewhere
+  Tier tier = Tier::Rule;
+  std::string raised_in;             // structure rules: RE2 over the innermost traceback frames' files
+  int priority = 0;                  // among structure or lexical rules of one event, the higher wins
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;

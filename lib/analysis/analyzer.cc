@@ -6,6 +6,7 @@
 #include "logrx/analyzer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include <re2/re2.h>
 
 #include "analysis/analyzer_impl.h"
+#include "analysis/hints.h"
 #include "logrx/line.h"
 #include "match/rulebook_impl.h"
 #include "match/template.h"
@@ -89,6 +91,33 @@ bool safe_argument(std::string_view value) {
 bool is_chain_marker(std::string_view message) {
   return detail::starts_with(message, "The above exception was the direct cause") ||
          detail::starts_with(message, "During handling of the above exception");
+}
+
+constexpr std::size_t kFramesKept = 3;
+constexpr std::size_t kMaxFallbackCandidates = 32;
+
+// The file of a traceback frame line ('  File "/x/vllm/config.py", line 3, in f').
+std::string_view frame_file(std::string_view message) {
+  std::size_t i = 0;
+  while (i < message.size() && (message[i] == ' ' || message[i] == '\t')) ++i;
+  if (message.compare(i, 6, "File \"") != 0) return {};
+  std::size_t start = i + 6;
+  std::size_t end = message.find('"', start);
+  if (end == std::string_view::npos) return {};
+  return message.substr(start, end - start);
+}
+
+// A line that reports an error by its level or its shape. Warnings and
+// informational lines never feed the structure and lexical tiers: healthy
+// logs are full of scary-sounding warnings.
+bool is_error_level(std::string_view level) {
+  return level == "ERROR" || level == "CRITICAL" || level == "FATAL" || level == "E" ||
+         level == "F" || level == "error" || level == "fatal" || level == "ERR" ||
+         level == "EROR" || level == "critical";
+}
+
+bool is_quiet_level(std::string_view level) {
+  return !level.empty() && !is_error_level(level);
 }
 
 bool opens_traceback(std::string_view message) {
@@ -195,6 +224,7 @@ struct Analyzer::Impl {
     std::size_t errors = 0;
     std::set<std::size_t> fired_fact_rules;
     std::size_t first_finding = 0;  // index into report.findings
+    std::uint64_t last_cause_line = 0;  // last specific error or fatal finding
   };
 
   struct Event {
@@ -210,9 +240,13 @@ struct Analyzer::Impl {
     bool after_exception = false;
     std::string first_exception;
     std::string last_exception;
+    std::uint64_t last_exception_line = 0;
+    std::vector<std::string> frames;  // files of the innermost traceback frames
 
     // Back to closed, keeping the strings' storage: this runs on every line.
     void reset() {
+      frames.clear();
+      last_exception_line = 0;
       open = false;
       traceback = false;
       dialect = Dialect::Unknown;
@@ -245,11 +279,29 @@ struct Analyzer::Impl {
   Run run;
   Event open_event;
   std::vector<Finding> held;  // findings of the open event
+  // Structure and lexical matches of the open event (or of the current line
+  // when no event is open); one of them becomes a finding when the event
+  // closes, if no specific rule recognised the event.
+  struct Candidate {
+    std::size_t rule = 0;
+    std::map<std::string, std::string> captures;
+    std::uint64_t line = 0;
+    std::string message;
+    std::string text;
+    std::string level;
+    std::string process;
+    std::string timestamp;
+    bool truncated = false;
+  };
+  std::vector<Candidate> fallback;
+  std::size_t pending_candidates = 0;  // candidates the current line offered
+  bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
   struct LightLine {
     std::string_view text;
     detail::HeaderView header;
   };
   std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
+  bool block_has_error_line = false;   // why process_unmatched_block declined
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
   struct {
@@ -258,8 +310,10 @@ struct Analyzer::Impl {
     int day = 0;
     std::int64_t midnight = 0;
   } day_cache;
+  mutable std::vector<ScanDiagnostic> template_problems;  // with options.check_templates
   std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
   Dialect stream_dialect = Dialect::Unknown;
+  bool exit_noted = false;  // the caller saw the process end (note_exit)
   bool finished = false;
 
   // ---- expressions ------------------------------------------------------
@@ -279,6 +333,7 @@ struct Analyzer::Impl {
       return Value::of(std::string(to_string(d)));
     }
     if (name == "reached_ready") return Value::of(run.reached_ready);
+    if (name == "exited") return Value::of(run.phase == kPhaseExited || exit_noted);
     if (name == "errors") return Value::of(static_cast<double>(run.errors));
     if (name == "lines") return Value::of(static_cast<double>(run.lines));
     if (name == "truncated") return Value::of(event.truncated);
@@ -315,8 +370,7 @@ struct Analyzer::Impl {
       auto rule_index = static_cast<std::size_t>(index);
       if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
       Finding f = make_finding(rule_index, nullptr, run.last_line);
-      f.message = detail::expand_template(rules.rules[rule_index].title, lookup_for(nullptr))
-                      .value_or(rules.rules[rule_index].title);
+      f.message = detail::expand_display(rules.rules[rule_index].title, lookup_for(nullptr));
       add_finding(std::move(f));
     }
     link_wrappers();
@@ -421,6 +475,7 @@ struct Analyzer::Impl {
   // custom ready pattern) sends the whole block down the full path.
   // Returns false when the block must take the full path.
   bool process_unmatched_block(std::string_view block) {
+    block_has_error_line = false;
     if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
       return false;
     light_lines.clear();
@@ -441,6 +496,14 @@ struct Analyzer::Impl {
       pos = newline + 1;
       if (line.size() > options.max_line_bytes) return false;
       detail::HeaderView header = detail::parse_header(line);
+      // The prefilter leaves out the structure and lexical rules: an error
+      // line needs the full path so that they can still speak.
+      if (is_error_level(header.level) ||
+          (!is_quiet_level(header.level) &&
+           (is_exception_line(header.message) || reports_error(header.message)))) {
+        block_has_error_line = true;
+        return false;
+      }
       std::size_t index = light_lines.size();
       light_lines.push_back(LightLine{line, header});
       if (full_from != kNone) continue;  // the full path checks those lines itself
@@ -548,7 +611,12 @@ struct Analyzer::Impl {
     if (is_exception_line(m)) {
       if (open_event.first_exception.empty()) open_event.first_exception = m;
       open_event.last_exception = m;
+      open_event.last_exception_line = event.line;
       open_event.after_exception = true;
+    } else if (auto file = frame_file(m); !file.empty()) {
+      // Only the innermost frames say which module raised the exception.
+      if (open_event.frames.size() >= kFramesKept) open_event.frames.erase(open_event.frames.begin());
+      open_event.frames.emplace_back(file);
     } else if (is_chain_marker(m) || opens_traceback(m)) {
       open_event.after_exception = false;
     }
@@ -556,6 +624,7 @@ struct Analyzer::Impl {
 
   void close_event() {
     if (!open_event.open) return;
+    resolve_fallback(true);
     std::vector<Finding> findings = std::move(held);
     held.clear();
     for (Finding& f : findings) {
@@ -574,13 +643,24 @@ struct Analyzer::Impl {
 
   // ---- findings ---------------------------------------------------------
 
+  // Text for people; an unfilled reference is left out, and reported when
+  // rules are being tested.
+  std::string display(const std::string& text, const detail::Lookup& lookup,
+                      const std::string& rule_id, const std::string& what) const {
+    if (options.check_templates && !detail::expand_template(text, lookup))
+      template_problems.push_back(ScanDiagnostic{
+          options.stream_name, event.line,
+          "rule " + rule_id + ": the " + what + " has a reference this finding cannot fill: " + text});
+    return detail::expand_display(text, lookup);
+  }
+
   Finding make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
                        std::uint64_t line) const {
     const RuleSpec& rule = rules.rules[index];
     const CompiledRule& compiled = rules.compiled[index];
     auto plain = lookup_for(captures);
     Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
-    f.title = detail::expand_template(rule.title, plain).value_or(rule.title);
+    f.title = display(rule.title, plain, rule.id, "title");
     Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
     if (event.dialect != Dialect::Unknown && line == event.line) effective = event.dialect;
     f.server = rule.servers.size() == 1 && rule.servers[0] != "any"
@@ -610,7 +690,7 @@ struct Analyzer::Impl {
         item.value = *text;
         value = Value::of(*text);
       }
-      item.why = detail::expand_template(spec.why, lookup_for(captures, value)).value_or(spec.why);
+      item.why = display(spec.why, lookup_for(captures, value), rule.id, "why of " + spec.name);
       item.alternative = spec.alternative;
       item.rule_id = rule.id;
       f.remediation.push_back(std::move(item));
@@ -620,6 +700,8 @@ struct Analyzer::Impl {
 
   void add_finding(Finding f) {
     if (f.severity >= Severity::Error) ++run.errors;
+    if (is_cause(f) && f.line == event.line) line_has_cause = true;
+    if (is_cause(f) && f.severity >= Severity::Error) run.last_cause_line = std::max(run.last_cause_line, f.line);
     if (open_event.open && f.line >= open_event.start && f.line <= open_event.end) {
       held.push_back(std::move(f));
     } else {
@@ -723,6 +805,8 @@ struct Analyzer::Impl {
       }
     }
 
+    take_fallback_matches();
+
     bool banner = false;
     for (const Match& m : matches) {
       const RuleSpec& rule = rules.rules[m.rule];
@@ -754,8 +838,10 @@ struct Analyzer::Impl {
       run.phase = kPhaseReady;
       run.reached_ready = true;
     }
+    line_has_cause = false;
     if (matches.empty()) {
       if (unmatched_callback) unmatched_callback(event);
+      if (!open_event.open) resolve_fallback(false);
       return;
     }
 
@@ -802,6 +888,221 @@ struct Analyzer::Impl {
       if (next >= kPhaseReady && next != kPhaseExited) run.reached_ready = true;
     }
     if (facts_changed) evaluate_fact_rules();
+    if (!open_event.open) resolve_fallback(false);
+  }
+
+  // ---- structure and lexical tiers ----------------------------------------
+
+  static bool is_cause(const Finding& f) {
+    return f.tier == Tier::Rule && !f.wrapper && f.severity >= Severity::Warning;
+  }
+
+  // Moves the structure and lexical matches of this line out of `matches`
+  // into the candidates. A line a specific rule recognised, and a line that
+  // reports no error (a warning, an info line), offers none.
+  void take_fallback_matches() {
+    pending_candidates = 0;
+    bool specific = false;
+    bool fallback_match = false;
+    for (const Match& m : matches) {
+      const RuleSpec& rule = rules.rules[m.rule];
+      if (rule.tier != Tier::Rule) {
+        fallback_match = true;
+      } else if (!rule.silent) {
+        specific = true;
+      }
+    }
+    if (!fallback_match) return;
+    bool error_line = !is_quiet_level(event.level) &&
+                      (is_error_level(event.level) || is_exception_line(event.message) ||
+                       reports_error(event.message));
+    for (Match& m : matches) {
+      if (rules.rules[m.rule].tier == Tier::Rule || specific || !error_line) continue;
+      if (fallback.size() >= kMaxFallbackCandidates) break;
+      fallback.push_back(Candidate{m.rule, std::move(m.captures), event.line, event.message,
+                                   event.text, event.level, event.process,
+                                   event.timestamp_text, event.truncated});
+      ++pending_candidates;
+    }
+    matches.erase(std::remove_if(matches.begin(), matches.end(),
+                                 [this](const Match& m) { return rules.rules[m.rule].tier != Tier::Rule; }),
+                  matches.end());
+  }
+
+  // A headerless line that reads as an error report ("Error: ...",
+  // "error: unrecognized arguments", "FAILED ...").
+  static bool reports_error(std::string_view message) {
+    std::size_t i = 0;
+    while (i < message.size() && message[i] == ' ') ++i;
+    message.remove_prefix(i);
+    for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
+                                   "failed", "FAILED", "Exception", "panic", "terminate called",
+                                   "Killed", "Segmentation fault", "Aborted", "RuntimeError",
+                                   "CUDA error", "NCCL error", "Out of memory", "OOM"})
+      if (detail::starts_with(message, start)) return true;
+    return message.find(" error: ") != std::string_view::npos ||
+           message.find("Error: ") != std::string_view::npos ||
+           message.find("] error") != std::string_view::npos;
+  }
+
+  // Turns the best candidate of the event (or line) into a finding when no
+  // specific rule explained it: structure over lexical, then priority, then
+  // the final exception, then the latest line.
+  void resolve_fallback(bool in_event) {
+    if (fallback.empty()) return;
+    bool has_cause = in_event ? std::any_of(held.begin(), held.end(), is_cause) : line_has_cause;
+    // What follows a recognised error (a crashed webserver, shards shutting
+    // down) is its consequence, not a new problem.
+    constexpr std::uint64_t kConsequenceLines = 100;
+    std::uint64_t first_line = fallback.front().line;
+    if (run.last_cause_line != 0 && first_line >= run.last_cause_line &&
+        first_line - run.last_cause_line <= kConsequenceLines)
+      has_cause = true;
+    if (has_cause) {
+      fallback.clear();
+      return;
+    }
+    const std::vector<std::string>* frames = in_event ? &open_event.frames : nullptr;
+    std::uint64_t final_exception = in_event ? open_event.last_exception_line : 0;
+    const Candidate* best = nullptr;
+    std::tuple<int, int, int, std::uint64_t> best_rank{};
+    for (const Candidate& c : fallback) {
+      const RuleSpec& rule = rules.rules[c.rule];
+      const CompiledRule& compiled = rules.compiled[c.rule];
+      if (compiled.raised_in) {
+        bool raised = false;
+        if (frames != nullptr)
+          for (const std::string& file : *frames)
+            raised |= re2::RE2::PartialMatch(file, *compiled.raised_in);
+        if (!raised) continue;
+      }
+      if (!condition_holds(compiled.when, &c.captures)) continue;
+      std::tuple<int, int, int, std::uint64_t> rank{rule.tier == Tier::Structure ? 1 : 0,
+                                                    rule.priority, c.line == final_exception,
+                                                    c.line};
+      if (best == nullptr || rank > best_rank) {
+        best = &c;
+        best_rank = rank;
+      }
+    }
+    if (best != nullptr) {
+      Finding f = make_finding(best->rule, &best->captures, best->line);
+      f.tier = rules.rules[best->rule].tier;
+      f.message = best->message;
+      f.process = best->process;
+      f.timestamp = best->timestamp;
+      f.level = best->level;
+      f.truncated = best->truncated;
+      f.evidence.push_back(EvidenceLine{best->line, best->text});
+      add_hints(f);
+      add_finding(std::move(f));
+    }
+    fallback.clear();
+  }
+
+  // The server whose flag list knows `flag`: the run's server first, else
+  // the only server that has it.
+  std::string server_knowing(const std::string& server, const std::string& name) const {
+    if (server != "unknown" && server != "any") return rulebook.knows(server, name) ? server : "";
+    for (const ServerFlags& list : rulebook.server_flags()) {
+      const std::vector<std::string>& names = name[0] == '-' ? list.flags : list.env;
+      if (std::find(names.begin(), names.end(), name) != names.end()) return list.server;
+    }
+    return "";
+  }
+
+  static std::string number_text(double v) { return Value::of(v).to_string(); }
+
+  // What the message itself says about its fix: the flags and variables it
+  // names, with values where it states a comparison. A message whose own
+  // numbers contradict its claim gets a note instead of a value.
+  void add_hints(Finding& f) const {
+    constexpr std::size_t kMaxItems = 4;
+    std::string server = f.server;
+    auto known_flag = [&](const std::string& name) -> std::string {
+      if (name.empty()) return "";
+      std::string flag = detail::flag_spelling(name);
+      return server_knowing(server, flag).empty() ? "" : flag;
+    };
+    auto add = [&](RemediationItem item) {
+      for (const RemediationItem& other : f.remediation)
+        if (other.name == item.name) return;
+      if (f.remediation.size() >= kMaxItems) return;
+      item.rule_id = f.rule_id;
+      f.remediation.push_back(std::move(item));
+    };
+    auto integral = [](double v) { return v == static_cast<double>(static_cast<long long>(v)); };
+    for (const detail::Comparison& cmp : detail::find_comparisons(f.message)) {
+      std::string subject = known_flag(cmp.subject);
+      std::string bound = known_flag(cmp.bound);
+      if (cmp.subject_value && cmp.bound_value) {
+        double a = *cmp.subject_value;
+        double b = *cmp.bound_value;
+        bool holds = cmp.op == "<=" ? a <= b
+                     : cmp.op == "<" ? a < b
+                     : cmp.op == ">=" ? a >= b
+                     : cmp.op == ">" ? a > b
+                     : (b != 0 && integral(a) && integral(b) &&
+                        static_cast<long long>(a) % static_cast<long long>(b) == 0);
+        if (holds) {
+          // The message reports a violation its own numbers do not show.
+          f.inconsistencies.push_back(
+              (cmp.subject.empty() ? std::string("the value") : cmp.subject) + " (" + number_text(a) +
+              ") and " + (cmp.bound.empty() ? std::string("the limit") : cmp.bound) + " (" +
+              number_text(b) + ") already satisfy '" + cmp.op +
+              "': this message does not describe these values; the log may come from another run or process");
+          continue;
+        }
+      }
+      if (!subject.empty()) {
+        RemediationItem item;
+        item.name = subject;
+        if (cmp.bound_value) {
+          double b = *cmp.bound_value;
+          std::optional<double> v;
+          if (cmp.op == "<=" || cmp.op == ">=") v = b;
+          if (cmp.op == "<" && integral(b)) v = b - 1;
+          if (cmp.op == ">" && integral(b)) v = b + 1;
+          if (cmp.op == "divisible" && cmp.subject_value && b > 0 && integral(b)) {
+            double down = std::floor(*cmp.subject_value / b) * b;
+            if (down > 0) v = down;
+          }
+          if (v && *v > 0) item.value = number_text(*v);
+        }
+        item.why = item.value ? "the message requires " + cmp.subject + " " + cmp.op + " " +
+                                    (cmp.bound.empty() ? number_text(*cmp.bound_value) : cmp.bound + " (" + number_text(*cmp.bound_value) + ")")
+                              : "named by the message";
+        add(std::move(item));
+      }
+      if (!bound.empty() && bound != subject) {
+        RemediationItem item;
+        item.name = bound;
+        item.alternative = !subject.empty();
+        if (cmp.subject_value && (cmp.op == "<=" || cmp.op == ">=")) item.value = number_text(*cmp.subject_value);
+        if (cmp.subject_value && cmp.op == "<" && integral(*cmp.subject_value)) item.value = number_text(*cmp.subject_value + 1);
+        if (cmp.subject_value && cmp.op == ">" && integral(*cmp.subject_value) && *cmp.subject_value > 1) item.value = number_text(*cmp.subject_value - 1);
+        item.why = item.value ? "or move the other side of the comparison to " + *item.value : "named by the message";
+        add(std::move(item));
+      }
+    }
+    for (const detail::Mention& m : detail::find_mentions(f.message)) {
+      RemediationItem item;
+      if (m.env) {
+        if (server_knowing(server, m.name).empty()) continue;
+        item.kind = RemediationItem::Kind::Env;
+        item.name = m.name;
+        item.value = m.value;
+        item.why = "named by the message";
+      } else {
+        std::string flag = known_flag(m.name);
+        if (flag.empty()) continue;
+        item.name = flag;
+        if (m.value && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-' && safe_argument(*m.value))
+          item.value = m.value;
+        item.why = "named by the message";
+      }
+      add(std::move(item));
+    }
   }
 
   void find_matches() {
@@ -857,6 +1158,7 @@ struct Analyzer::Impl {
                        return std::tie(a.line, a.rule_id) < std::tie(b.line, b.rule_id);
                      });
     report.remediation = merge_remediation(report.findings);
+    for (ScanDiagnostic& d : template_problems) report.diagnostics.push_back(std::move(d));
   }
 };
 
@@ -927,7 +1229,10 @@ void Analyzer::feed(std::string_view bytes) {
       std::size_t last = rest.rfind('\n');
       std::string_view whole = last == std::string_view::npos ? std::string_view{} : rest.substr(0, last + 1);
       std::string_view tail = rest.substr(whole.size());
-      if (!whole.empty() && !impl.process_unmatched_block(whole)) run_lines(whole, false, plain);
+      // A block with an error line is matched in full: the structure and
+      // lexical rules the prefilter leaves out may still speak on it.
+      if (!whole.empty() && !impl.process_unmatched_block(whole))
+        run_lines(whole, impl.block_has_error_line, plain);
       if (!tail.empty()) run_lines(tail, false, plain);
     }
     bytes.remove_prefix(cut);
@@ -946,6 +1251,8 @@ Report Analyzer::finish() {
   }
   return impl_->report;
 }
+
+void Analyzer::note_exit() { impl_->exit_noted = true; }
 
 std::uint64_t Analyzer::lines() const noexcept { return impl_->report.summary.lines; }
 

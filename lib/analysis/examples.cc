@@ -30,6 +30,7 @@ const Finding* scan_for(const Rulebook& book, const RuleExample& example, const 
   AnalyzerOptions options;
   options.stream_name = "example";
   options.include_silent = true;
+  options.check_templates = true;
   Analyzer analyzer(book, options);
   if (example.log.empty()) {
     analyzer.feed_line(example.line);
@@ -95,6 +96,8 @@ ExampleReport test_examples(const Rulebook& book) {
         fail(shown(example), "must match, but the rule did not fire");
         continue;
       }
+      for (const ScanDiagnostic& d : scan.diagnostics)
+        if (d.message.find("rule " + rule.id + ":") == 0) fail(shown(example), d.message);
       if (example.check_captures && f->captures != example.captures)
         fail(shown(example), "captures differ: expected " + describe(example.captures) +
                                  ", got " + describe(f->captures));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "logrx/finding.h"
@@ -80,6 +81,22 @@ Report merge_reports(std::vector<Report> reports) {
   }
   merged.remediation = merge_remediation(merged.findings);
   return merged;
+}
+
+}  // namespace logrx
+
+namespace logrx {
+
+const Finding* strongest_finding(const Report& report) {
+  auto tier_rank = [](Tier t) { return t == Tier::Rule ? 2 : t == Tier::Structure ? 1 : 0; };
+  const Finding* best = nullptr;
+  auto key = [&](const Finding& f) {
+    return std::make_tuple(!f.stale, static_cast<int>(f.severity), tier_rank(f.tier), !f.wrapper);
+  };
+  for (const Finding& f : report.findings) {
+    if (best == nullptr || key(f) > key(*best)) best = &f;
+  }
+  return best;
 }
 
 }  // namespace logrx

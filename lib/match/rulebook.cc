@@ -37,7 +37,11 @@ void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& ru
   impl.prefilter = std::make_unique<re2::FilteredRE2>(
       static_cast<int>(detail::LiteralScanner::kMinLength));
   for (std::size_t i = 0; i < rules.size(); ++i) {
-    if (rules[i].trigger != Trigger::Line || impl.compiled[i].phase_only) continue;
+    // Structure and lexical rules speak only on error lines, which the
+    // analyzer sends down the full path itself (see process_unmatched_block).
+    if (rules[i].trigger != Trigger::Line || impl.compiled[i].phase_only ||
+        rules[i].tier != Tier::Rule)
+      continue;
     int id = 0;
     if (impl.prefilter->Add(rules[i].pattern, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError)
       return;
@@ -430,13 +434,20 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     } else if (rule.trigger == Trigger::RunEnd) {
       impl->run_end_rules.push_back(static_cast<int>(rule_index));
     }
+    if (!rule.raised_in.empty()) {
+      compiled.raised_in = std::make_unique<re2::RE2>(rule.raised_in, regex_options(kRuleMaxMem));
+      if (!compiled.raised_in->ok())
+        add_error(errors, rule, "rule.bad-pattern", "/raised_in",
+                  "raised_in does not compile: " + compiled.raised_in->error());
+    }
     if (!rule.config_dump.empty() && known.count(rule.config_dump) == 0)
       add_error(errors, rule, "rule.unknown-capture", "/config_dump",
                 "config_dump names \"" + rule.config_dump + "\", which the pattern does not capture");
     for (const std::string& server : rule.servers) {
       if (server == "any") compiled.any_server = true;
-      if (server == "sglang") compiled.dialects.push_back(Dialect::SGLang);
-      if (server == "vllm") compiled.dialects.push_back(Dialect::VLLM);
+      if (auto dialect = parse_dialect(server)) compiled.dialects.push_back(*dialect);
+      // Ollama runs llama.cpp's runner, whose lines it passes through.
+      if (server == "llamacpp") compiled.dialects.push_back(Dialect::Ollama);
     }
     if (!rule.when.empty()) compiled.when = check_expression(errors, rule, rule.when, "/when", known);
     for (const auto& [name, source] : rule.facts) {

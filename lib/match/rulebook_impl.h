@@ -24,6 +24,7 @@ struct CompiledRemediation {
 
 struct CompiledRule {
   std::unique_ptr<re2::RE2> regex;       // line rules only
+  std::unique_ptr<re2::RE2> raised_in;   // structure rules that name the raising module
   std::vector<std::string> group_names;  // by group index (1-based); "" for unnamed groups
   bool any_server = false;
   std::vector<Dialect> dialects;         // for servers that have a line dialect
@@ -94,6 +95,6 @@ struct RulebookAccess {
 
 // Run variables every expression may read, besides captures and facts.
 inline constexpr const char* kBuiltinVariables[] = {
-    "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated"};
+    "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated", "exited"};
 
 }  // namespace logrx

@@ -81,4 +81,36 @@ std::optional<std::string> expand_template(std::string_view text, const Lookup& 
   return out;
 }
 
+std::string expand_display(std::string_view text, const Lookup& lookup) {
+  std::string out;
+  std::string error = walk(
+      text, [&](std::string_view piece) { out.append(piece); },
+      [&](std::string_view ref) {
+        std::optional<Value> value;
+        if (is_expression(ref)) {
+          if (auto e = Expression::parse(ref.substr(1), nullptr)) value = e->evaluate(lookup);
+        } else {
+          value = lookup(std::string(ref));
+        }
+        if (value) out.append(value->to_string());
+        return true;
+      });
+  if (!error.empty()) return std::string(text);
+  // A reference left empty may leave "( )", doubled or trailing spaces.
+  std::string tidy;
+  for (char c : out) {
+    if (c == ' ' && (tidy.empty() || tidy.back() == ' ' || tidy.back() == '(')) continue;
+    if ((c == ')' || c == ',' || c == '.' || c == ':') && !tidy.empty() && tidy.back() == ' ')
+      tidy.pop_back();
+    tidy += c;
+  }
+  while (!tidy.empty() && tidy.back() == ' ') tidy.pop_back();
+  for (std::size_t p; (p = tidy.find("()")) != std::string::npos;) {
+    tidy.erase(p, 2);
+    if (p > 0 && p <= tidy.size() && tidy[p - 1] == ' ' && (p == tidy.size() || tidy[p] == ' '))
+      tidy.erase(p - 1, 1);
+  }
+  return tidy;
+}
+
 }  // namespace logrx::detail

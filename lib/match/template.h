@@ -24,4 +24,9 @@ TemplateRefs template_references(std::string_view text);
 // Expands `text`; std::nullopt when something it refers to has no value.
 std::optional<std::string> expand_template(std::string_view text, const Lookup& lookup);
 
+// For text a person reads (titles, explanations of a fix): like
+// expand_template, but a reference that cannot be filled is left out instead
+// of failing the whole text, so raw rule source never reaches the output.
+std::string expand_display(std::string_view text, const Lookup& lookup);
+
 }  // namespace logrx::detail

@@ -227,6 +227,200 @@ bool parse_vllm_record(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
+// "2024-05-10T12:00:00.123456Z" (RFC 3339, TGI and Ollama). Returns the
+// index after it, or 0.
+std::size_t parse_rfc3339(std::string_view text, std::size_t pos, Timestamp& ts) {
+  if (pos + 19 > text.size() || text[pos + 10] != 'T') return 0;
+  std::string copy(text.substr(pos, 19));
+  copy[10] = ' ';
+  if (parse_full_timestamp(copy, 0, ts) != 19) return 0;
+  std::size_t end = pos + 19;
+  if (end < text.size() && text[end] == '.') {
+    int ms = 0;
+    int count = 0;
+    ++end;
+    while (end < text.size() && is_digit(text[end])) {
+      if (count < 3) ms = ms * 10 + (text[end] - '0');
+      ++count;
+      ++end;
+    }
+    for (int k = count; k < 3; ++k) ms *= 10;
+    ts.millisecond = ms;
+  }
+  if (end < text.size() && text[end] == 'Z') {
+    ++end;
+  } else if (end + 6 <= text.size() && (text[end] == '+' || text[end] == '-') &&
+             text[end + 3] == ':') {
+    end += 6;
+  }
+  return end;
+}
+
+// TGI's Rust tracing lines: "2024-05-10T12:00:00.123456Z  INFO text_generation_launcher: msg".
+bool parse_tgi(std::string_view text, detail::HeaderView& event) {
+  Timestamp ts;
+  std::size_t end = parse_rfc3339(text, 0, ts);
+  if (end == 0) return false;
+  std::size_t pos = end;
+  while (pos < text.size() && text[pos] == ' ') ++pos;
+  if (pos == end) return false;
+  std::string_view level;
+  for (std::string_view name : {"TRACE", "DEBUG", "INFO", "WARN", "ERROR"}) {
+    if (starts_with(text.substr(pos), name) && pos + name.size() < text.size() &&
+        text[pos + name.size()] == ' ') {
+      level = name;
+      break;
+    }
+  }
+  if (level.empty()) return false;
+  std::string_view message = text.substr(pos + level.size() + 1);
+  if (message.find("text_generation") == std::string_view::npos) return false;
+  event.dialect = Dialect::TGI;
+  event.has_timestamp = true;
+  event.timestamp = ts;
+  event.timestamp_text = text.substr(0, end);
+  event.level = level == "WARN" ? std::string_view("WARNING") : level;
+  event.message = message;
+  return true;
+}
+
+// Ollama's slog lines: "time=2024-05-10T12:00:00.000Z level=INFO source=server.go:1 msg=..."
+// and its Gin access lines "[GIN] 2024/05/10 - 12:00:00 | 200 | ...".
+bool parse_ollama(std::string_view text, detail::HeaderView& event) {
+  if (starts_with(text, "[GIN] ")) {
+    event.dialect = Dialect::Ollama;
+    event.message = text;
+    return true;
+  }
+  if (!starts_with(text, "time=")) return false;
+  Timestamp ts;
+  std::size_t end = parse_rfc3339(text, 5, ts);
+  if (end == 0 || !starts_with(text.substr(end), " level=")) return false;
+  std::size_t level_at = end + 7;
+  std::size_t space = text.find(' ', level_at);
+  std::string_view level = text.substr(level_at, space == std::string_view::npos ? std::string_view::npos : space - level_at);
+  event.dialect = Dialect::Ollama;
+  event.has_timestamp = true;
+  event.timestamp = ts;
+  event.timestamp_text = text.substr(5, end - 5);
+  event.level = level == "WARN" ? std::string_view("WARNING") : level;
+  event.message = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+  if (starts_with(event.message, "source=")) {
+    std::size_t next = event.message.find(' ');
+    event.source = event.message.substr(7, next == std::string_view::npos ? std::string_view::npos : next - 7);
+    event.message = next == std::string_view::npos ? std::string_view{} : event.message.substr(next + 1);
+  }
+  return true;
+}
+
+// LMDeploy's Python logging: "2024-05-10 12:00:00,123 - lmdeploy - INFO - msg"
+// and TurboMind's "[TM][INFO] msg".
+bool parse_lmdeploy(std::string_view text, detail::HeaderView& event) {
+  if (starts_with(text, "[TM][")) {
+    std::size_t close = text.find(']', 5);
+    if (close == std::string_view::npos) return false;
+    event.dialect = Dialect::LMDeploy;
+    event.level = text.substr(4 + 1, close - 5);
+    event.message = close + 1 < text.size() ? text.substr(close + 1 + (text[close + 1] == ' ')) : std::string_view{};
+    return true;
+  }
+  Timestamp ts;
+  std::size_t end = parse_full_timestamp(text, 0, ts);
+  if (end == 0 || !starts_with(text.substr(end), " - lmdeploy - ")) return false;
+  std::string_view rest = text.substr(end + 14);
+  std::size_t dash = rest.find(" - ");
+  event.dialect = Dialect::LMDeploy;
+  event.has_timestamp = true;
+  event.timestamp = ts;
+  event.timestamp_text = text.substr(0, end);
+  if (dash != std::string_view::npos && dash <= 8) {
+    event.level = rest.substr(0, dash);
+    event.message = rest.substr(dash + 3);
+  } else {
+    event.message = rest;
+  }
+  return true;
+}
+
+// TensorRT-LLM: "[TensorRT-LLM][ERROR] msg", "[05/10/2024-12:00:00] [TRT-LLM] [W] msg".
+bool parse_trtllm(std::string_view text, detail::HeaderView& event) {
+  std::string_view rest = text;
+  if (rest.size() > 22 && rest[0] == '[' && rest[3] == '/' && rest[6] == '/' && rest[11] == '-' &&
+      rest[21] == ']') {
+    int month = detail::parse_fixed_digits(rest, 1, 2);
+    int day = detail::parse_fixed_digits(rest, 4, 2);
+    int year = detail::parse_fixed_digits(rest, 7, 4);
+    int hour = detail::parse_fixed_digits(rest, 12, 2);
+    int minute = detail::parse_fixed_digits(rest, 15, 2);
+    int second = detail::parse_fixed_digits(rest, 18, 2);
+    if (month >= 1 && month <= 12 && day >= 1 && day <= 31 && year > 0 && hour >= 0 &&
+        hour < 24 && minute >= 0 && minute < 60 && second >= 0 && second <= 60) {
+      event.has_timestamp = true;
+      event.timestamp = Timestamp{year, month, day, hour, minute, second, 0};
+      event.timestamp_text = rest.substr(1, 20);
+    }
+    rest.remove_prefix(rest.size() > 22 && rest[22] == ' ' ? 23 : 22);
+  }
+  std::string_view level;
+  if (starts_with(rest, "[TensorRT-LLM][")) {
+    std::size_t close = rest.find(']', 15);
+    if (close == std::string_view::npos) return false;
+    level = rest.substr(15, close - 15);
+    rest.remove_prefix(close + 1);
+  } else if (starts_with(rest, "[TRT-LLM] [") || starts_with(rest, "[TRT] [")) {
+    std::size_t open = rest.find('[', 2);
+    std::size_t close = rest.find(']', open);
+    if (close == std::string_view::npos) return false;
+    std::string_view code = rest.substr(open + 1, close - open - 1);
+    level = code == "E" ? "ERROR" : code == "W" ? "WARNING" : code == "I" ? "INFO" : code == "V" ? "DEBUG" : code;
+    rest.remove_prefix(close + 1);
+  } else {
+    event.has_timestamp = false;
+    event.timestamp_text = {};
+    return false;
+  }
+  if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+  event.dialect = Dialect::TRTLLM;
+  event.level = level == "WARN" ? std::string_view("WARNING") : level;
+  event.message = rest;
+  return true;
+}
+
+// llama.cpp prints "function: message" with no timestamp; its servers' own
+// prefixes ("srv  load_model:", "slot launch_slot_:", "main:") and the
+// library's ("llama_", "ggml_", "gguf_", "llm_load_", "load_tensors:")
+// identify it.
+bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
+  static constexpr std::array<std::string_view, 16> kPrefixes{
+      "llama_", "ggml_", "gguf_", "llm_load_", "load_tensors:", "print_info:", "common_init",
+      "srv ", "slot ", "main: ", "que ", "clip_", "load_backend:", "build: ", "system_info:", "init: "};
+  for (std::string_view prefix : kPrefixes) {
+    if (starts_with(text, prefix)) {
+      event.dialect = Dialect::LlamaCpp;
+      event.message = text;
+      return true;
+    }
+  }
+  return false;
+}
+
+// "vllm-1  | " (docker compose) in front of a server's own line. Returns the
+// index after it, or 0.
+std::size_t compose_prefix(std::string_view text) {
+  std::size_t bar = text.find(" | ");
+  if (bar == std::string_view::npos || bar == 0 || bar > 64) return 0;
+  std::size_t name_end = bar;
+  while (name_end > 0 && text[name_end - 1] == ' ') --name_end;
+  if (name_end == 0) return 0;
+  for (std::size_t i = 0; i < name_end; ++i) {
+    char c = text[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
+              c == '-' || c == '.';
+    if (!ok) return 0;
+  }
+  return bar + 3;
+}
+
 void reset(LineEvent& event, std::uint64_t line_number) {
   event.line = line_number;
   event.truncated = false;
@@ -261,7 +455,29 @@ void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent
 
 HeaderView parse_header(std::string_view text) {
   HeaderView view;
+  if (std::size_t skip = compose_prefix(text); skip > 0) {
+    HeaderView inner = parse_header(text.substr(skip));
+    if (inner.dialect != Dialect::Unknown) return inner;
+  }
   if (parse_sglang(text, view)) return view;
+  if (!text.empty()) {
+    char first = text[0];
+    view = HeaderView{};
+    if (first >= '0' && first <= '9') {
+      if (parse_tgi(text, view)) return view;
+      view = HeaderView{};
+      if (parse_lmdeploy(text, view)) return view;
+    } else if (first == 't' || first == '[') {
+      if (parse_ollama(text, view)) return view;
+      view = HeaderView{};
+      if (first == '[' && parse_lmdeploy(text, view)) return view;
+      view = HeaderView{};
+      if (first == '[' && parse_trtllm(text, view)) return view;
+    } else if (parse_llamacpp(text, view)) {
+      return view;
+    }
+    view = HeaderView{};
+  }
   std::size_t body = parse_vllm_prefix(text, view);
   if (parse_vllm_record(text.substr(body), view)) return view;
   if (body > 0) {

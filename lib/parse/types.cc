@@ -42,10 +42,39 @@ std::string_view to_string(Dialect dialect) noexcept {
       return "sglang";
     case Dialect::VLLM:
       return "vllm";
+    case Dialect::TGI:
+      return "tgi";
+    case Dialect::LlamaCpp:
+      return "llamacpp";
+    case Dialect::TRTLLM:
+      return "trtllm";
+    case Dialect::LMDeploy:
+      return "lmdeploy";
+    case Dialect::Ollama:
+      return "ollama";
     case Dialect::Unknown:
       break;
   }
   return "unknown";
+}
+
+std::string_view to_string(Tier tier) noexcept {
+  switch (tier) {
+    case Tier::Structure:
+      return "structure";
+    case Tier::Lexical:
+      return "lexical";
+    case Tier::Rule:
+      break;
+  }
+  return "rule";
+}
+
+std::optional<Dialect> parse_dialect(std::string_view name) noexcept {
+  for (Dialect d : {Dialect::SGLang, Dialect::VLLM, Dialect::TGI, Dialect::LlamaCpp,
+                    Dialect::TRTLLM, Dialect::LMDeploy, Dialect::Ollama})
+    if (to_string(d) == name) return d;
+  return std::nullopt;
 }
 
 std::optional<Severity> parse_severity(std::string_view name) noexcept {

@@ -32,6 +32,7 @@ ojson finding_json(const Finding& f) {
   out["run"] = f.run;
   out["stale"] = f.stale;
   out["server"] = f.server;
+  out["tier"] = std::string(to_string(f.tier));
   out["title"] = f.title;
   out["message"] = f.message;
   if (!f.level.empty()) out["level"] = f.level;
@@ -58,6 +59,7 @@ ojson finding_json(const Finding& f) {
       out["root_cause"] = nullptr;
     }
   }
+  if (!f.inconsistencies.empty()) out["inconsistencies"] = f.inconsistencies;
   out["explanation"] = f.explanation;
   out["references"] = f.references;
   out["evidence"] = ojson::array();

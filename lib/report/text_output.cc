@@ -76,7 +76,8 @@ void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& 
     out << p.bold() << escape_for_terminal(f.file) << ":" << f.line << p.reset() << ": "
         << p.severity(f.severity) << to_string(f.severity) << p.reset() << " ["
         << to_string(f.category) << "] " << escape_for_terminal(f.title) << " " << p.dim() << "("
-        << f.rule_id << (f.stale ? ", stale" : "") << ")" << p.reset() << "\n";
+        << f.rule_id << (f.tier != Tier::Rule ? ", " + std::string(to_string(f.tier)) : std::string())
+        << (f.stale ? ", stale" : "") << ")" << p.reset() << "\n";
     out << "  " << p.dim() << "| " << p.reset() << escape_for_terminal(f.message)
         << (f.truncated ? p.dim() : "") << (f.truncated ? "  [line cut]" : "") << p.reset() << "\n";
     std::string context;
@@ -92,6 +93,8 @@ void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& 
     if (f.root_cause)
       context += ", caused by " + f.root_cause->rule_id + " at line " + std::to_string(f.root_cause->line);
     if (!context.empty()) out << "  " << p.dim() << escape_for_terminal(context) << p.reset() << "\n";
+    for (const std::string& note : f.inconsistencies)
+      out << "  " << p.bold() << "inconsistent: " << p.reset() << escape_for_terminal(note) << "\n";
     if (options.explanations && !f.explanation.empty())
       out << "  " << escape_for_terminal(f.explanation) << "\n";
     bool first_alternative = true;

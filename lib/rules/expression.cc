@@ -287,6 +287,13 @@ class Evaluator {
     }
     auto a = lhs->as_number();
     auto b = rhs->as_number();
+    // '+' joins text when either side is text that is not a number, so
+    // titles can be built from pieces (" (rank " + rank + ")"); captured
+    // numbers ("0.8") still add.
+    if (op == "+" && (!a || !b) && lhs->kind != Value::Kind::Null &&
+        rhs->kind != Value::Kind::Null &&
+        (lhs->kind == Value::Kind::String || rhs->kind == Value::Kind::String))
+      return Value::of(lhs->to_string() + rhs->to_string());
     if (!a || !b) return std::nullopt;
     if (op == "+") return Value::of(*a + *b);
     if (op == "-") return Value::of(*a - *b);

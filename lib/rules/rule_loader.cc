@@ -27,11 +27,11 @@ constexpr std::array<std::string_view, 8> kServers{"any",      "sglang", "vllm",
                                                    "llamacpp", "trtllm", "lmdeploy", "ollama"};
 constexpr std::uintmax_t kMaxRuleFileBytes = 16u << 20;
 
-constexpr std::array<std::string_view, 21> kRuleFields{
+constexpr std::array<std::string_view, 24> kRuleFields{
     "id",          "title",       "category",    "severity",   "servers",     "pattern",
     "explanation", "remediation", "references",  "examples",   "$comment",    "description",
     "trigger",     "when",        "facts",       "config_dump", "config_keys", "phase",
-    "starts_run",  "silent",      "wrapper"};
+    "starts_run",  "silent",      "wrapper",     "tier",       "raised_in",   "priority"};
 
 bool valid_rule_id(std::string_view id) {
   // lower-case dotted: at least two segments of [a-z0-9_-], starting alphanumeric
@@ -181,6 +181,31 @@ class RuleReader {
              "phase \"" + spec.sets_phase +
                  "\" is not one of launching, loading_weights, allocating_memory_pool, "
                  "capturing_cuda_graphs, ready, serving, exited");
+    }
+    if (auto tier = string_field("tier", false)) {
+      if (*tier == "rule") {
+        spec.tier = Tier::Rule;
+      } else if (*tier == "structure") {
+        spec.tier = Tier::Structure;
+      } else if (*tier == "lexical") {
+        spec.tier = Tier::Lexical;
+      } else {
+        fail("rule.bad-tier", "/tier", "tier \"" + *tier + "\" is not one of rule, structure, lexical");
+      }
+      if (spec.tier != Tier::Rule && !line_rule)
+        fail("rule.bad-tier", "/tier", "only rules with trigger \"line\" can be structure or lexical rules");
+    }
+    if (auto raised_in = string_field("raised_in", false)) {
+      spec.raised_in = *raised_in;
+      if (spec.tier != Tier::Structure)
+        fail("rule.unexpected-field", "/raised_in", "only structure rules have \"raised_in\"");
+    }
+    if (auto it = rule_.find("priority"); it != rule_.end()) {
+      if (!it->is_number_integer()) {
+        fail("rule.wrong-type", "/priority", "field \"priority\" must be an integer");
+      } else {
+        spec.priority = it->get<int>();
+      }
     }
     spec.starts_run = bool_field("starts_run");
     spec.silent = bool_field("silent");

@@ -21,9 +21,10 @@ TEST_CASE("Findings carry the 1-based line, rank, server and captures", "[analys
                           "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
                           "[2026-05-23 07:40:41 TP0] Max running requests is reset to 48 for "
                           "speculative decoding. You can override this.\n");
-  // The launch also never got ready, without an error: a second finding.
+  // The log also ends before the launch got ready: a second, informational finding.
   REQUIRE(report.findings.size() == 2);
-  CHECK(report.findings[0].rule_id == "logrx.run.died-before-ready");
+  CHECK(report.findings[0].rule_id == "logrx.run.ends-before-ready");
+  CHECK(report.findings[0].severity == Severity::Info);
   const Finding& f = report.findings[1];
   CHECK(f.rule_id == "sglang.memory.max-running-requests-reset");
   CHECK(f.line == 2);
@@ -39,7 +40,7 @@ TEST_CASE("Findings carry the 1-based line, rank, server and captures", "[analys
   CHECK(f.evidence[0].line == 2);
   CHECK(report.summary.lines == 2);
   CHECK(report.summary.findings == 2);
-  CHECK(report.summary.worst_severity == Severity::Error);
+  CHECK(report.summary.worst_severity == Severity::Warning);
 }
 
 TEST_CASE("Traceback lines without header inherit the stream's server", "[analysis][analyzer]") {

@@ -165,19 +165,34 @@ TEST_CASE("Wrappers link to their root cause and never outrank it", "[analysis][
   CHECK(orphan->explanation.find("dmesg") != std::string::npos);
 }
 
-TEST_CASE("A run that ends before ready without an error is a finding", "[analysis][runs]") {
+TEST_CASE("A run that ends before ready is info; with evidence of an exit it died", "[analysis][runs]") {
   auto book = load_builtin();
-  auto silent = scan_text(book,
-                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
-                          "[2026-05-23 07:40:49] Load weight begin. avail mem=93.87 GB\n");
-  const Finding* died = find(silent, "logrx.run.died-before-ready");
+  const std::string start =
+      "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
+      "[2026-05-23 07:40:49] Load weight begin. avail mem=93.87 GB\n";
+  // An excerpt that stops early is not evidence of a death.
+  auto cut = scan_text(book, start);
+  CHECK(find(cut, "logrx.run.died-before-ready") == nullptr);
+  const Finding* ends = find(cut, "logrx.run.ends-before-ready");
+  REQUIRE(ends != nullptr);
+  CHECK(ends->severity == logrx::Severity::Info);
+  CHECK(ends->title.find("loading_weights") != std::string::npos);
+  // An exit the log reports is.
+  auto killed = scan_text(book, start + "Segmentation fault (core dumped)\n");
+  const Finding* died = find(killed, "logrx.run.died-before-ready");
   REQUIRE(died != nullptr);
-  CHECK(died->line == 2);
-  CHECK(died->title.find("loading_weights") != std::string::npos);
+  CHECK(died->severity == logrx::Severity::Error);
+  CHECK(died->line == 3);
+  // So is a supervisor that saw the process exit.
+  logrx::Analyzer supervised(book);
+  supervised.feed(start);
+  supervised.note_exit();
+  CHECK(find(supervised.finish(), "logrx.run.died-before-ready") != nullptr);
   auto ready = scan_text(book,
                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
                          "[2026-05-23 07:41:08] The server is fired up and ready to roll!\n");
   CHECK(find(ready, "logrx.run.died-before-ready") == nullptr);
+  CHECK(find(ready, "logrx.run.ends-before-ready") == nullptr);
 }
 
 TEST_CASE("A cut final line still matches by its prefix and is flagged", "[analysis][truncation]") {

@@ -55,7 +55,14 @@ TEST_CASE("Units turn quantities into bytes", "[rules][expression]") {
 TEST_CASE("Captures are read as numbers, with thousands separators", "[rules][expression]") {
   CHECK(text("kv + 1", {{"kv", "211,936"}}) == "211937");
   CHECK(text("m + 0.05", {{"m", "0.8"}}) == "0.85");
-  CHECK_FALSE(eval("m + 1", {{"m", "extra_buffer"}}).has_value());
+  CHECK_FALSE(eval("m - 1", {{"m", "extra_buffer"}}).has_value());
+}
+
+TEST_CASE("'+' joins text when a side is text that is not a number", "[rules][expression]") {
+  CHECK(text("\" (rank \" + rank + \")\"", {{"rank", "3"}}) == " (rank 3)");
+  CHECK(text("m + 1", {{"m", "extra_buffer"}}) == "extra_buffer1");
+  CHECK(text("\"below \" + num(x)", {{"x", "4096"}}) == "below 4096");
+  CHECK_FALSE(eval("\"a\" + missing").has_value());
 }
 
 TEST_CASE("min, max, clamp, floor, round and ceil to a step", "[rules][expression]") {
