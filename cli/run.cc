@@ -262,6 +262,12 @@ bool apply_remediation(const Rulebook& book, const std::string& server,
   bool changed = false;
   for (const RemediationItem& item : items) {
     if (item.alternative) continue;
+    // A model or request parameter (Ollama's num_ctx) is not part of the
+    // launch command: it is advice for the Modelfile or the client.
+    if (item.kind == RemediationItem::Kind::Param) {
+      skipped.push_back(item.name + " (a model or request parameter, not a launch argument)");
+      continue;
+    }
     if (!book.knows(server, item.name)) {
       skipped.push_back(item.name + " (not a known " + (server.empty() ? std::string("server") : server) +
                         (item.kind == RemediationItem::Kind::Flag ? " flag)" : " variable)"));

@@ -15,10 +15,11 @@
 
 namespace logrx {
 
-// A concrete fix: a server flag (with or without a value) or an environment
-// variable with a value.
+// A concrete fix: a server flag (with or without a value), an environment
+// variable with a value, or a model/request parameter (Ollama's Modelfile and
+// API options such as num_ctx), which no launch command carries.
 struct RemediationItem {
-  enum class Kind { Flag, Env };
+  enum class Kind { Flag, Env, Param };
   Kind kind = Kind::Flag;
   std::string name;
   std::optional<std::string> value;

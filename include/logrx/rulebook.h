@@ -27,7 +27,7 @@ namespace logrx {
 // and facts as {name} and embed expressions as {= expr}; `expr` computes the
 // value instead (see docs/rules.md for the expression language).
 struct RemediationSpec {
-  enum class Kind { Flag, Env };
+  enum class Kind { Flag, Env, Param };
   Kind kind = Kind::Flag;
   std::string name;          // "--mem-fraction-static" or "SGLANG_ENABLE_SPEC_V2"
   std::optional<std::string> value;
@@ -103,6 +103,7 @@ struct ServerFlags {
   std::string server;  // "sglang", "vllm", ... or "any" for server-independent variables
   std::vector<std::string> flags;
   std::vector<std::string> env;
+  std::vector<std::string> params;  // model/request parameters (Ollama's num_ctx, num_gpu)
   std::string file;
 };
 

@@ -129,6 +129,18 @@ bool opens_traceback(std::string_view message) {
   return false;
 }
 
+RemediationItem::Kind to_item_kind(RemediationSpec::Kind kind) {
+  switch (kind) {
+    case RemediationSpec::Kind::Env:
+      return RemediationItem::Kind::Env;
+    case RemediationSpec::Kind::Param:
+      return RemediationItem::Kind::Param;
+    case RemediationSpec::Kind::Flag:
+      break;
+  }
+  return RemediationItem::Kind::Flag;
+}
+
 }  // namespace
 
 namespace detail {
@@ -172,8 +184,7 @@ Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uin
   for (const RemediationSpec& spec : rule.remediation) {
     if (!spec.value) continue;
     RemediationItem item;
-    item.kind = spec.kind == RemediationSpec::Kind::Flag ? RemediationItem::Kind::Flag
-                                                         : RemediationItem::Kind::Env;
+    item.kind = to_item_kind(spec.kind);
     item.name = spec.name;
     item.value = spec.value;
     item.why = spec.why;
@@ -462,6 +473,29 @@ struct Analyzer::Impl {
     return last_seconds - now > kBackwardsJumpSeconds;
   }
 
+  // The server of the run: the first line dialect seen, except that Ollama
+  // passes llama.cpp's runner output through (Ollama wins), and a log without
+  // headers still names its server in the paths of its tracebacks.
+  void note_server(Dialect dialect, std::string_view message) {
+    if (dialect != Dialect::Unknown) {
+      if (run.server == Dialect::Unknown ||
+          (run.server == Dialect::LlamaCpp && dialect == Dialect::Ollama))
+        run.server = dialect;
+      return;
+    }
+    if (run.server != Dialect::Unknown || message.find(".py\"") == std::string_view::npos) return;
+    static constexpr std::pair<std::string_view, Dialect> kPaths[] = {
+        {"/sglang/", Dialect::SGLang},           {"/vllm/", Dialect::VLLM},
+        {"/text_generation_server/", Dialect::TGI}, {"/tensorrt_llm/", Dialect::TRTLLM},
+        {"/lmdeploy/", Dialect::LMDeploy}};
+    for (const auto& [path, server] : kPaths) {
+      if (message.find(path) != std::string_view::npos) {
+        run.server = server;
+        return;
+      }
+    }
+  }
+
   // ---- blocks no rule can match -------------------------------------------
 
   // A block of lines in which the prefilter proved that no rule can match.
@@ -537,10 +571,8 @@ struct Analyzer::Impl {
     for (std::size_t i = 0; i < full_from; ++i) {
       const LightLine& l = light_lines[i];
       std::uint64_t number = ++report.summary.lines;
-      if (l.header.dialect != Dialect::Unknown) {
-        stream_dialect = l.header.dialect;
-        if (run.server == Dialect::Unknown) run.server = l.header.dialect;
-      }
+      if (l.header.dialect != Dialect::Unknown) stream_dialect = l.header.dialect;
+      note_server(l.header.dialect, l.header.message);
       ++run.lines;
       if (run.first_line == 0) run.first_line = number;
       run.last_line = number;
@@ -673,8 +705,7 @@ struct Analyzer::Impl {
       const CompiledRemediation& compiled_item = compiled.remediation[i];
       if (!condition_holds(compiled_item.when, captures)) continue;
       RemediationItem item;
-      item.kind = spec.kind == RemediationSpec::Kind::Flag ? RemediationItem::Kind::Flag
-                                                           : RemediationItem::Kind::Env;
+      item.kind = to_item_kind(spec.kind);
       item.name = spec.name;
       std::optional<Value> value;
       if (compiled_item.value) {
@@ -822,8 +853,7 @@ struct Analyzer::Impl {
     ++run.lines;
     if (run.first_line == 0) run.first_line = event.line;
     run.last_line = event.line;
-    if (event.dialect != Dialect::Unknown && run.server == Dialect::Unknown)
-      run.server = event.dialect;
+    note_server(event.dialect, event.message);
     if (event.has_timestamp) {
       if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
       run.has_timestamp = true;

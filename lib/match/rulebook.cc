@@ -126,16 +126,17 @@ bool lists(const std::vector<std::string>& names, const std::string& name) {
 void check_known(Diagnostics& errors, const RuleSpec& rule, const RemediationSpec& item,
                  const std::string& where, const std::vector<ServerFlags>& flags) {
   bool flag = item.kind == RemediationSpec::Kind::Flag;
+  bool param = item.kind == RemediationSpec::Kind::Param;
   bool any_server = lists(rule.servers, "any");
   for (const ServerFlags& list : flags) {
     bool relevant = any_server || lists(rule.servers, list.server) || (!flag && list.server == "any");
-    if (relevant && lists(flag ? list.flags : list.env, item.name)) return;
+    if (relevant && lists(flag ? list.flags : param ? list.params : list.env, item.name)) return;
   }
   std::string servers;
   for (const std::string& s : rule.servers) servers += (servers.empty() ? "" : ", ") + s;
-  add_error(errors, rule, "rule.unknown-flag", where + (flag ? "/flag" : "/env"),
-            std::string(flag ? "flag " : "variable ") + item.name + " is not in the flag list of " +
-                servers + " (rules/<server>/flags.json)");
+  add_error(errors, rule, "rule.unknown-flag", where + (flag ? "/flag" : param ? "/param" : "/env"),
+            std::string(flag ? "flag " : param ? "parameter " : "variable ") + item.name +
+                " is not in the flag list of " + servers + " (rules/<server>/flags.json)");
 }
 
 }  // namespace
@@ -148,6 +149,8 @@ bool Rulebook::knows(std::string_view server, std::string_view name) const noexc
     if (list.server != server && !(list.server == "any" && !flag)) continue;
     const auto& names = flag ? list.flags : list.env;
     if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+    if (!flag && std::find(list.params.begin(), list.params.end(), name) != list.params.end())
+      return true;
   }
   return false;
 }
@@ -362,6 +365,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     } else {
       same->flags.insert(same->flags.end(), list.flags.begin(), list.flags.end());
       same->env.insert(same->env.end(), list.env.begin(), list.env.end());
+      same->params.insert(same->params.end(), list.params.begin(), list.params.end());
     }
   }
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);

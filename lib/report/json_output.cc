@@ -12,7 +12,9 @@ using ojson = nlohmann::ordered_json;
 
 ojson remediation_json(const RemediationItem& item) {
   ojson out;
-  out[item.kind == RemediationItem::Kind::Flag ? "flag" : "env"] = item.name;
+  out[item.kind == RemediationItem::Kind::Flag  ? "flag"
+      : item.kind == RemediationItem::Kind::Env ? "env"
+                                                : "param"] = item.name;
   if (item.value) out["value"] = *item.value;
   if (!item.why.empty()) out["why"] = item.why;
   if (item.alternative) out["alternative"] = true;

@@ -33,6 +33,13 @@ constexpr std::array<std::string_view, 24> kRuleFields{
     "trigger",     "when",        "facts",       "config_dump", "config_keys", "phase",
     "starts_run",  "silent",      "wrapper",     "tier",       "raised_in",   "priority"};
 
+bool valid_param_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
 bool valid_rule_id(std::string_view id) {
   // lower-case dotted: at least two segments of [a-z0-9_-], starting alphanumeric
   if (id.empty() || id.size() > 128) return false;
@@ -338,14 +345,17 @@ class RuleReader {
       bool ok = true;
       bool has_flag = item.contains("flag");
       bool has_env = item.contains("env");
-      if (has_flag == has_env) {
+      bool has_param = item.contains("param");
+      if (int(has_flag) + int(has_env) + int(has_param) != 1) {
         fail("rule.bad-remediation", where,
-             "a remediation item has exactly one of \"flag\" or \"env\"");
+             "a remediation item has exactly one of \"flag\", \"env\" or \"param\"");
         continue;
       }
-      const char* name_key = has_flag ? "flag" : "env";
+      const char* name_key = has_flag ? "flag" : has_env ? "env" : "param";
       const json& name = item.at(name_key);
-      out.kind = has_flag ? RemediationSpec::Kind::Flag : RemediationSpec::Kind::Env;
+      out.kind = has_flag ? RemediationSpec::Kind::Flag
+                 : has_env ? RemediationSpec::Kind::Env
+                           : RemediationSpec::Kind::Param;
       if (!name.is_string()) {
         fail("rule.wrong-type", where + "/" + name_key,
              std::string("\"") + name_key + "\" must be a string");
@@ -357,6 +367,11 @@ class RuleReader {
                "flag \"" + out.name + "\" must look like --some-flag");
           ok = false;
         }
+        if (has_param && !valid_param_name(out.name)) {
+          fail("rule.bad-remediation", where + "/param",
+               "parameter \"" + out.name + "\" must be a lower-case name such as num_ctx");
+          ok = false;
+        }
         if (has_env && !valid_env_name(out.name)) {
           fail("rule.bad-remediation", where + "/env",
                "\"" + out.name + "\" is not a valid environment variable name");
@@ -364,7 +379,7 @@ class RuleReader {
         }
       }
       for (const auto& [key, value] : item.items()) {
-        if (key == "flag" || key == "env") continue;
+        if (key == "flag" || key == "env" || key == "param") continue;
         if (key == "value") {
           if (value.is_string()) {
             out.value = value.get<std::string>();
@@ -530,7 +545,7 @@ void read_flag_file(FileChecker& checker, const json& document, const std::strin
   flags.file = file_name;
   for (const auto& [key, value] : document.items()) {
     (void)value;
-    if (key != "version" && key != "server" && key != "flags" && key != "env" &&
+    if (key != "version" && key != "server" && key != "flags" && key != "env" && key != "params" &&
         (key.empty() || key[0] != '$'))
       checker.error("rule.unknown-field", "/" + escape_pointer_token(key), "",
                     "unknown field \"" + key + "\" in a flag file");
@@ -541,7 +556,8 @@ void read_flag_file(FileChecker& checker, const json& document, const std::strin
     return;
   }
   flags.server = server.get<std::string>();
-  auto read_list = [&](const char* key, bool is_flag, std::vector<std::string>& target) {
+  enum class NameKind { Flag, Env, Param };
+  auto read_list = [&](const char* key, NameKind kind, std::vector<std::string>& target) {
     auto it = document.find(key);
     if (it == document.end()) return;
     if (!it->is_array()) {
@@ -552,17 +568,23 @@ void read_flag_file(FileChecker& checker, const json& document, const std::strin
     for (std::size_t i = 0; i < it->size(); ++i) {
       const json& name = (*it)[i];
       std::string where = std::string("/") + key + "/" + std::to_string(i);
-      if (!name.is_string() || (is_flag ? !valid_flag_name(name.get<std::string>())
-                                        : !valid_env_name(name.get<std::string>()))) {
+      bool valid = name.is_string() &&
+                   (kind == NameKind::Flag  ? valid_flag_name(name.get<std::string>())
+                    : kind == NameKind::Env ? valid_env_name(name.get<std::string>())
+                                            : valid_param_name(name.get<std::string>()));
+      if (!valid) {
         checker.error("rule.bad-remediation", where, "",
-                      is_flag ? "a flag looks like --some-flag" : "not a variable name");
+                      kind == NameKind::Flag  ? "a flag looks like --some-flag"
+                      : kind == NameKind::Env ? "not a variable name"
+                                              : "a parameter is a lower-case name such as num_ctx");
         continue;
       }
       target.push_back(name.get<std::string>());
     }
   };
-  read_list("flags", true, flags.flags);
-  read_list("env", false, flags.env);
+  read_list("flags", NameKind::Flag, flags.flags);
+  read_list("env", NameKind::Env, flags.env);
+  read_list("params", NameKind::Param, flags.params);
   out.flags.push_back(std::move(flags));
 }
 
