@@ -307,12 +307,19 @@ struct Analyzer::Impl {
   std::vector<Candidate> fallback;
   std::size_t pending_candidates = 0;  // candidates the current line offered
   bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
+  struct {
+    std::string message;  // of the previous line, when it may have been cut
+    std::string text;
+    std::uint64_t line = 0;
+  } cut;
+  std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
+  std::string joined_text;
   struct LightLine {
     std::string_view text;
     detail::HeaderView header;
   };
   std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
-  bool block_has_error_line = false;   // why process_unmatched_block declined
+  bool block_needs_matching = false;   // why process_unmatched_block declined
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
   struct {
@@ -509,7 +516,7 @@ struct Analyzer::Impl {
   // custom ready pattern) sends the whole block down the full path.
   // Returns false when the block must take the full path.
   bool process_unmatched_block(std::string_view block) {
-    block_has_error_line = false;
+    block_needs_matching = false;
     if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
       return false;
     light_lines.clear();
@@ -532,10 +539,13 @@ struct Analyzer::Impl {
       detail::HeaderView header = detail::parse_header(line);
       // The prefilter leaves out the structure and lexical rules: an error
       // line needs the full path so that they can still speak.
+      std::size_t previous = light_lines.empty() ? cut.message.size() : light_lines.back().header.message.size();
+      bool previous_cut = light_lines.empty() ? !cut.message.empty() : may_be_cut(light_lines.back().header.message);
       if (is_error_level(header.level) ||
           (!is_quiet_level(header.level) &&
-           (is_exception_line(header.message) || reports_error(header.message)))) {
-        block_has_error_line = true;
+           (is_exception_line(header.message) || reports_error(header.message))) ||
+          (previous > 0 && previous_cut && may_continue(header.dialect, header.message))) {
+        block_needs_matching = true;
         return false;
       }
       std::size_t index = light_lines.size();
@@ -552,7 +562,7 @@ struct Analyzer::Impl {
         opened_at = index;
         continue;
       }
-      bool opens = opens_traceback(header.message) ||
+      bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
                    (header.dialect == Dialect::VLLM &&
                     (header.level == "ERROR" || header.level == "CRITICAL"));
       if (state == State::Closed) {
@@ -585,6 +595,9 @@ struct Analyzer::Impl {
       }
     }
     if (!last_timestamp_text.empty()) run.last_timestamp_text.assign(last_timestamp_text);
+    // The line before full_from is not continued by it (or the block would
+    // have been declined), so no cut line is pending there.
+    if (full_from > 0) cut.message.clear();
     for (std::size_t i = full_from; i < light_lines.size(); ++i)
       process(light_lines[i].text, false, false, true);
     prefiltered_lines += light_lines.size();
@@ -615,7 +628,8 @@ struct Analyzer::Impl {
 
   void open_new_event() {
     open_event.reset();
-    bool traceback = opens_traceback(event.message);
+    // An excerpt may begin inside a traceback: a frame line opens one too.
+    bool traceback = opens_traceback(event.message) || !frame_file(event.message).empty();
     bool vllm_error = event.dialect == Dialect::VLLM &&
                       (event.level == "ERROR" || event.level == "CRITICAL");
     if (event.dialect != Dialect::SGLang && !traceback && !vllm_error) return;
@@ -810,6 +824,7 @@ struct Analyzer::Impl {
 
   void process(std::string_view raw, bool truncated, bool may_match = true, bool plain = false) {
     ++report.summary.lines;
+    joined_from = 0;
     if (plain) {
       detail::parse_plain_line(raw, report.summary.lines, event);
     } else {
@@ -836,6 +851,7 @@ struct Analyzer::Impl {
       }
     }
 
+    rejoin_cut_line(may_match);
     take_fallback_matches();
 
     bool banner = false;
@@ -903,6 +919,7 @@ struct Analyzer::Impl {
       if (rule.silent && !options.include_silent) continue;
       Finding f = make_finding(m->rule, &m->captures, event.line);
       f.message = event.message;
+      if (joined_from != 0) f.evidence.push_back(EvidenceLine{joined_from, joined_text});
       f.process = event.process;
       f.timestamp = event.timestamp_text;
       f.level = event.level;
@@ -919,6 +936,58 @@ struct Analyzer::Impl {
     }
     if (facts_changed) evaluate_fact_rules();
     if (!open_event.open) resolve_fallback(false);
+  }
+
+  // ---- lines cut by a terminal --------------------------------------------
+
+  // A long line that may have been wrapped by a terminal or a paste: its
+  // message goes on in the next line, which has no header.
+  static bool may_be_cut(std::string_view message) {
+    constexpr std::size_t kMinCutLength = 40;
+    return message.size() >= kMinCutLength && message[0] != ' ' && message[0] != '\t' &&
+           frame_file(message).empty() && !opens_traceback(message);
+  }
+
+  static bool may_continue(Dialect dialect, std::string_view message) {
+    return dialect == Dialect::Unknown && !message.empty() && message[0] != ' ' &&
+           message[0] != '\t' && !is_exception_line(message) && frame_file(message).empty() &&
+           !opens_traceback(message) && !is_chain_marker(message);
+  }
+
+  // When neither this line nor the one before matched a specific rule and
+  // this one continues the other, the two are matched as one message.
+  void rejoin_cut_line(bool may_match) {
+    bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+      return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+    });
+    bool join = may_match && !specific && !cut.message.empty() && cut.line + 1 == event.line &&
+                may_continue(event.dialect, event.message);
+    std::string previous = std::move(cut.message);
+    cut.message.clear();
+    if (join) {
+      std::string own = event.message;
+      std::vector<Match> own_matches = std::move(matches);
+      for (const char* glue : {"", " "}) {
+        event.message = previous + glue + own;
+        if (options.redact) redact_secrets(event.message);
+        find_matches();
+        bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+          return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+        });
+        if (found) {
+          joined_from = cut.line;
+          joined_text = cut.text;
+          return;
+        }
+      }
+      event.message = std::move(own);
+      matches = std::move(own_matches);
+    }
+    if (!specific && may_be_cut(event.message)) {
+      cut.message = event.message;
+      cut.text = event.text;
+      cut.line = event.line;
+    }
   }
 
   // ---- structure and lexical tiers ----------------------------------------
@@ -1262,7 +1331,7 @@ void Analyzer::feed(std::string_view bytes) {
       // A block with an error line is matched in full: the structure and
       // lexical rules the prefilter leaves out may still speak on it.
       if (!whole.empty() && !impl.process_unmatched_block(whole))
-        run_lines(whole, impl.block_has_error_line, plain);
+        run_lines(whole, impl.block_needs_matching, plain);
       if (!tail.empty()) run_lines(tail, false, plain);
     }
     bytes.remove_prefix(cut);

@@ -107,10 +107,10 @@ bool looks_like_key(const std::string& word) {
 // last word.
 std::string term_name(const std::vector<Token>& tokens, std::size_t from, std::size_t to) {
   std::string last;
-  for (std::size_t i = from; i < to; ++i) {
+  for (std::size_t i = to; i-- > from;) {
     if (tokens[i].is_value) continue;
     if (looks_like_key(tokens[i].text)) return tokens[i].text;
-    last = tokens[i].text;
+    if (last.empty()) last = tokens[i].text;
   }
   return last;
 }

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Structure and lexical tiers: an unknown error still gets a category and the
+// flags its message names, and never outranks a specific rule.
+#include <catch2/catch.hpp>
+
+#include "logrx/analyzer.h"
+#include "support/test_support.h"
+
+using logrx::Category;
+using logrx::Finding;
+using logrx::Report;
+using logrx::Severity;
+using logrx::Tier;
+using logrx::test::load_builtin;
+using logrx::test::scan_text;
+
+namespace {
+
+const Finding* strongest(const Report& report) { return logrx::strongest_finding(report); }
+
+const logrx::RemediationItem* item(const Finding& f, const std::string& name) {
+  for (const auto& i : f.remediation)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("A ValueError raised while validating arguments is a config conflict", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "Traceback (most recent call last):\n"
+                          "  File \"/usr/lib/python3/site-packages/vllm/engine/arg_utils.py\", line 9, in create_engine_config\n"
+                          "    raise ValueError(msg)\n"
+                          "ValueError: max_num_seqs (300) must be less than or equal to max_cudagraph_capture_size (256).\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->tier == Tier::Structure);
+  CHECK(f->category == Category::ConfigConflict);
+  CHECK(f->server == "vllm");  // from the traceback's path
+  REQUIRE(item(*f, "--max-num-seqs") != nullptr);
+  CHECK(item(*f, "--max-num-seqs")->value == std::optional<std::string>("256"));
+  CHECK(f->line == 4);
+  CHECK(f->event_start == 1);
+}
+
+TEST_CASE("The same exception raised in model code is not a config conflict", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "Traceback (most recent call last):\n"
+                          "  File \"/x/vllm/model_executor/models/llama.py\", line 3, in forward\n"
+                          "ValueError: shapes (4, 3) and (2, 2) not aligned\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->tier == Tier::Lexical);
+  CHECK(f->category != Category::ConfigConflict);
+}
+
+TEST_CASE("An excerpt that starts inside a traceback still has one", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "  File \"/sgl-workspace/sglang/python/sglang/srt/server_args.py\", line 512, in __post_init__\n"
+                          "    assert self.page_size == 1\n"
+                          "AssertionError: the chosen attention backend needs a page size of 1\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->rule_id == "logrx.structure.config-validation");
+  CHECK(f->event_start == 1);
+}
+
+TEST_CASE("Out-of-memory words make memory pressure; warnings never feed the tiers", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto oom = scan_text(book, "RuntimeError: the allocator reports out of memory on device 0\n");
+  REQUIRE(strongest(oom) != nullptr);
+  CHECK(strongest(oom)->category == Category::MemoryPressure);
+  auto warning = scan_text(book,
+                           "WARNING 05-12 10:00:00 [x.py:1] fp8 is not supported on this GPU, using bf16\n");
+  for (const Finding& f : warning.findings) CHECK(f.severity < Severity::Error);
+}
+
+TEST_CASE("A specific rule outranks the tiers in its event", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "Traceback (most recent call last):\n"
+                          "  File \"/x/sglang/srt/managers/scheduler.py\", line 3, in init\n"
+                          "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.8\n");
+  for (const Finding& f : report.findings) CHECK(f.tier == Tier::Rule);
+}
+
+TEST_CASE("Numbers that contradict the message's claim are reported, not prescribed against",
+          "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book, "Error: ArgumentValidation(\"`max_input_tokens`(1000) must be < `max_total_tokens`(2048)\")\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  REQUIRE_FALSE(f->inconsistencies.empty());
+  const auto* input = item(*f, "--max-input-tokens");
+  CHECK((input == nullptr || !input->value));
+}
+
+TEST_CASE("A message cut by a terminal is matched across the two lines", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
+                          "RuntimeError: Not enough memory. Please try to increase --mem-fraction-st\n"
+                          "atic. Current value: mem_fraction_static=0.8\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->rule_id == "sglang.memory.not-enough-memory");
+  CHECK(f->captures.at("mem_fraction_static") == "0.8");
+  REQUIRE(f->evidence.size() == 2);
+  CHECK(f->evidence[0].line == 2);
+}
