@@ -75,6 +75,10 @@ struct RuleSpec {
   Tier tier = Tier::Rule;
   std::string raised_in;             // structure rules: RE2 over the innermost traceback frames' files
   int priority = 0;                  // among structure or lexical rules of one event, the higher wins
+  // Also prescribe what the message itself names: known flags and variables
+  // (with values where it states a comparison), the nearest known flag for
+  // one the server does not have. Structure and lexical findings always do.
+  bool hints = false;
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;

@@ -919,6 +919,7 @@ struct Analyzer::Impl {
       if (rule.silent && !options.include_silent) continue;
       Finding f = make_finding(m->rule, &m->captures, event.line);
       f.message = event.message;
+      if (rule.hints) add_hints(f);
       if (joined_from != 0) f.evidence.push_back(EvidenceLine{joined_from, joined_text});
       f.process = event.process;
       f.timestamp = event.timestamp_text;
@@ -1112,6 +1113,40 @@ struct Analyzer::Impl {
 
   static std::string number_text(double v) { return Value::of(v).to_string(); }
 
+  static std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  }
+
+  // The known flag of `server` closest to `flag` (at most two edits, or one
+  // that extends it), "" when none is close.
+  std::string nearest_flag(const std::string& server, const std::string& flag) const {
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const ServerFlags& list : rulebook.server_flags()) {
+      if (server != "unknown" && server != "any" && list.server != server) continue;
+      for (const std::string& known : list.flags) {
+        if (known.size() < 4) continue;
+        std::size_t d = edit_distance(flag, known);
+        if (d < best_distance) {
+          best = known;
+          best_distance = d;
+        }
+      }
+    }
+    return best;
+  }
+
   // What the message itself says about its fix: the flags and variables it
   // names, with values where it states a comparison. A message whose own
   // numbers contradict its claim gets a note instead of a value.
@@ -1194,6 +1229,16 @@ struct Analyzer::Impl {
         item.why = "named by the message";
       } else {
         std::string flag = known_flag(m.name);
+        if (flag.empty() && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-') {
+          // A flag the server does not have: a typo of one it has, or one
+          // from another version.
+          std::string nearest = nearest_flag(server, m.name);
+          if (nearest.empty()) continue;
+          item.name = nearest;
+          item.why = "the server has no " + m.name + "; did you mean " + nearest + "?";
+          add(std::move(item));
+          continue;
+        }
         if (flag.empty()) continue;
         item.name = flag;
         if (m.value && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-' && safe_argument(*m.value))
