@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+// The state of one stream's analysis, shared by the analyzer's stages:
+//   lines.cc     per-line processing, matching, the light path, cut lines
+//   events.cc    multi-line events (tracebacks, error records)
+//   runs.cc      launches, timestamps, the server, facts
+//   findings.cc  expressions, building, holding and merging findings
+//   tiers.cc     structure and lexical rules, the message's own hints
+//   analyzer.cc  the public API and the end of the stream
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "analysis/analyzer_impl.h"
+#include "analysis/line_shapes.h"
+#include "analysis/hints.h"
+#include "logrx/analyzer.h"
+#include "logrx/line.h"
+#include "match/rulebook_impl.h"
+#include "match/template.h"
+#include "parse/config_dump.h"
+#include "parse/line_parser_internal.h"
+#include "util/text.h"
+
+namespace logrx {
+
+using detail::Value;
+
+struct Analyzer::Impl {
+  Impl(Rulebook book, AnalyzerOptions opts)
+      : rulebook(std::move(book)),
+        rules(RulebookAccess::impl(rulebook)),
+        options(std::move(opts)),
+        splitter(options.max_line_bytes) {
+    if (!options.ready_pattern.empty()) {
+      re2::RE2::Options re_options;
+      re_options.set_log_errors(false);
+      ready = std::make_unique<re2::RE2>(options.ready_pattern, re_options);
+    }
+    start_run(1);
+  }
+
+  struct Match {
+    std::size_t rule;
+    std::map<std::string, std::string> captures;
+  };
+
+  struct Run {
+    int number = 1;
+    std::size_t phase = 0;
+    bool reached_ready = false;
+    Dialect server = Dialect::Unknown;
+    std::map<std::string, Value> facts;
+    std::map<std::string, std::uint64_t> fact_lines;
+    std::set<std::string> banners;
+    bool has_timestamp = false;
+    Timestamp last_timestamp;
+    std::int64_t last_seconds = 0;  // last_timestamp in seconds (in its own year)
+    std::string first_timestamp_text;
+    std::string last_timestamp_text;
+    std::uint64_t first_line = 0;
+    std::uint64_t last_line = 0;
+    std::uint64_t lines = 0;
+    std::size_t errors = 0;
+    std::set<std::size_t> fired_fact_rules;
+    std::size_t first_finding = 0;  // index into report.findings
+    std::uint64_t last_cause_line = 0;  // last specific error or fatal finding
+  };
+
+  struct Event {
+    bool open = false;
+    bool traceback = false;
+    Dialect dialect = Dialect::Unknown;
+    std::int64_t pid = -1;
+    std::string source;
+    std::string process;
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t lines = 0;
+    bool after_exception = false;
+    std::string first_exception;
+    std::string last_exception;
+    std::uint64_t last_exception_line = 0;
+    std::vector<std::string> frames;  // files of the innermost traceback frames
+
+    // Back to closed, keeping the strings' storage: this runs on every line.
+    void reset() {
+      frames.clear();
+      last_exception_line = 0;
+      open = false;
+      traceback = false;
+      dialect = Dialect::Unknown;
+      pid = -1;
+      source.clear();
+      process.clear();
+      start = 0;
+      end = 0;
+      lines = 0;
+      after_exception = false;
+      first_exception.clear();
+      last_exception.clear();
+    }
+  };
+
+  std::unique_ptr<re2::RE2> ready;  // user-defined ready marker
+  Rulebook rulebook;  // keeps `rules` alive
+  const Rulebook::Impl& rules;
+  AnalyzerOptions options;
+  LineSplitter splitter;
+  LineEvent event;
+  std::vector<int> candidates;
+  Rulebook::Impl::PrefilterScratch prefilter_scratch;
+  std::vector<Match> matches;
+  std::map<std::string, std::string> scratch_captures;
+  std::string redact_scratch;
+  FindingCallback callback;
+  LineCallback unmatched_callback;
+  Report report;
+  Run run;
+  Event open_event;
+  std::vector<Finding> held;  // findings of the open event
+  // Structure and lexical matches of the open event (or of the current line
+  // when no event is open); one of them becomes a finding when the event
+  // closes, if no specific rule recognised the event.
+  struct Candidate {
+    std::size_t rule = 0;
+    std::map<std::string, std::string> captures;
+    std::uint64_t line = 0;
+    std::string message;
+    std::string text;
+    std::string level;
+    std::string process;
+    std::string timestamp;
+    bool truncated = false;
+  };
+  std::vector<Candidate> fallback;
+  std::size_t pending_candidates = 0;  // candidates the current line offered
+  bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
+  struct {
+    std::string message;  // of the previous line, when it may have been cut
+    std::string text;
+    std::uint64_t line = 0;
+  } cut;
+  std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
+  std::string joined_text;
+  struct LightLine {
+    std::string_view text;
+    detail::HeaderView header;
+  };
+  std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
+  bool block_needs_matching = false;   // why process_unmatched_block declined
+  std::uint64_t serving_bytes = 0;     // fed while the run was serving
+  std::uint64_t prefiltered_lines = 0;
+  struct {
+    int year = -1;
+    int month = 0;
+    int day = 0;
+    std::int64_t midnight = 0;
+  } day_cache;
+  mutable std::vector<ScanDiagnostic> template_problems;  // with options.check_templates
+  std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
+  Dialect stream_dialect = Dialect::Unknown;
+  bool exit_noted = false;  // the caller saw the process end (note_exit)
+  bool finished = false;
+
+  // ---- expressions -----------------------------------------------------------
+
+  std::optional<Value> lookup(const std::string& name,
+                              const std::map<std::string, std::string>* captures,
+                              const std::optional<Value>& item_value) const;
+  detail::Lookup lookup_for(const std::map<std::string, std::string>* captures,
+                            std::optional<Value> item_value = std::nullopt) const;
+  bool condition_holds(const std::optional<detail::Expression>& when,
+                       const std::map<std::string, std::string>* captures) const;
+
+  // ---- runs ------------------------------------------------------------------
+
+  void start_run(int number);
+  void close_run();
+  // A wrapper ("Scheduler hit an exception", "Engine core initialization
+  // failed") points to the cause: the nearest non-wrapper error of the run,
+  // inside its own event first. It never outranks that cause.
+  void link_wrappers();
+  bool timestamp_went_backwards();
+  // Seconds of ts, in `year` when ts has none. Consecutive lines share their
+  // day, so the calendar arithmetic is done once per day.
+  std::int64_t seconds_in(const Timestamp& ts, int year);
+  std::int64_t seconds_of(const Timestamp& ts);
+  bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds);
+  // The server of the run: the first line dialect seen, except that Ollama
+  // passes llama.cpp's runner output through (Ollama wins), and a log without
+  // headers still names its server in the paths of its tracebacks.
+  void note_server(Dialect dialect, std::string_view message);
+
+  // ---- blocks no rule can match ----------------------------------------------
+
+  // A block of lines in which the prefilter proved that no rule can match.
+  // Such lines still count, move timestamps and shape events, so they are
+  // processed lightly: the header is parsed into views, runs and timestamps
+  // are updated, and the full per-line path (with event tracking, but no
+  // matching) runs only from the last line whose event state cannot be
+  // derived without it. The result is exactly what full processing gives
+  // (tests compare the two); anything unusual in the block (a timestamp
+  // going back, an over-long line, findings waiting on an open event, a
+  // custom ready pattern) sends the whole block down the full path.
+  // Returns false when the block must take the full path.
+  bool process_unmatched_block(std::string_view block);
+
+  // ---- events ----------------------------------------------------------------
+
+  bool continues_event() const;
+  void open_new_event();
+  void track_event();
+  void close_event();
+
+  // ---- findings --------------------------------------------------------------
+
+  // Text for people; an unfilled reference is left out, and reported when
+  // rules are being tested.
+  std::string display(const std::string& text, const detail::Lookup& lookup,
+                      const std::string& rule_id, const std::string& what) const;
+  Finding make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
+                       std::uint64_t line) const;
+  void add_finding(Finding f);
+  // Merges the same message from several ranks (or repeated) into one finding.
+  void store(Finding f);
+
+  // ---- lines -----------------------------------------------------------------
+
+  void record_fact(const std::string& name, Value value);
+  void read_config_dump(const std::string& text);
+  void process(std::string_view raw, bool truncated, bool may_match = true, bool plain = false);
+
+  // ---- lines cut by a terminal -----------------------------------------------
+
+  // A long line that may have been wrapped by a terminal or a paste: its
+  // message goes on in the next line, which has no header.
+  static bool may_be_cut(std::string_view message);
+  static bool may_continue(Dialect dialect, std::string_view message);
+  // When neither this line nor the one before matched a specific rule and
+  // this one continues the other, the two are matched as one message.
+  void rejoin_cut_line(bool may_match);
+
+  // ---- structure and lexical tiers -------------------------------------------
+
+  static bool is_cause(const Finding& f);
+  // Moves the structure and lexical matches of this line out of `matches`
+  // into the candidates. A line a specific rule recognised, and a line that
+  // reports no error (a warning, an info line), offers none.
+  void take_fallback_matches();
+  // A headerless line that reads as an error report ("Error: ...",
+  // "error: unrecognized arguments", "FAILED ...").
+  static bool reports_error(std::string_view message);
+  // Turns the best candidate of the event (or line) into a finding when no
+  // specific rule explained it: structure over lexical, then priority, then
+  // the final exception, then the latest line.
+  void resolve_fallback(bool in_event);
+  // The server whose flag list knows `flag`: the run's server first, else
+  // the only server that has it.
+  std::string server_knowing(const std::string& server, const std::string& name) const;
+  static std::string number_text(double v);
+  static std::size_t edit_distance(std::string_view a, std::string_view b);
+  // The known flag of `server` closest to `flag` (at most two edits, or one
+  // that extends it), "" when none is close.
+  std::string nearest_flag(const std::string& server, const std::string& flag) const;
+  // What the message itself says about its fix: the flags and variables it
+  // names, with values where it states a comparison. A message whose own
+  // numbers contradict its claim gets a note instead of a value.
+  void add_hints(Finding& f) const;
+  void find_matches();
+  // Correlation rules fire once per run, on the line whose facts completed
+  // their condition.
+  void evaluate_fact_rules();
+  void finish_stream();
+};
+
+}  // namespace logrx

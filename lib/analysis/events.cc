@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Events: a traceback or an error record spans several lines; findings are
+// held until their event closes so that each knows its line range.
+#include "analysis/analyzer_state.h"
+
+namespace logrx {
+
+using namespace detail;
+
+bool Analyzer::Impl::continues_event() const {
+  if (!open_event.open) return false;
+  if (open_event.lines >= options.max_event_lines) return false;
+  if (event.dialect == Dialect::VLLM) {
+    // logger.exception repeats the record header on every line; a raw
+    // traceback repeats only the process prefix.
+    if (open_event.dialect != Dialect::VLLM || event.pid != open_event.pid) return false;
+    return event.level.empty() ? open_event.traceback : event.source == open_event.source;
+  }
+  if (event.dialect != Dialect::Unknown) return false;
+  // A raw line: SGLang writes continuation lines (tracebacks, multi-line
+  // messages) without a header.
+  if (open_event.dialect == Dialect::SGLang) return true;
+  if (!open_event.traceback) return false;
+  const std::string& m = event.message;
+  if (open_event.after_exception)
+    return m.empty() || is_chain_marker(m) || opens_traceback(m) || m[0] == ' ';
+  return true;
+}
+
+void Analyzer::Impl::open_new_event() {
+  open_event.reset();
+  // An excerpt may begin inside a traceback: a frame line opens one too.
+  bool traceback = opens_traceback(event.message) || !frame_file(event.message).empty();
+  bool vllm_error = event.dialect == Dialect::VLLM &&
+                    (event.level == "ERROR" || event.level == "CRITICAL");
+  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error) return;
+  open_event.open = true;
+  open_event.traceback = traceback;
+  open_event.dialect = event.dialect;
+  open_event.pid = event.pid;
+  open_event.source = event.source;
+  open_event.process = event.process;
+  open_event.start = event.line;
+  open_event.end = event.line;
+}
+
+void Analyzer::Impl::track_event() {
+  if (continues_event()) {
+    open_event.end = event.line;
+    ++open_event.lines;
+    if (opens_traceback(event.message)) open_event.traceback = true;
+  } else {
+    close_event();
+    open_new_event();
+  }
+  if (!open_event.open) return;
+  const std::string& m = event.message;
+  if (is_exception_line(m)) {
+    if (open_event.first_exception.empty()) open_event.first_exception = m;
+    open_event.last_exception = m;
+    open_event.last_exception_line = event.line;
+    open_event.after_exception = true;
+  } else if (auto file = frame_file(m); !file.empty()) {
+    // Only the innermost frames say which module raised the exception.
+    if (open_event.frames.size() >= kFramesKept) open_event.frames.erase(open_event.frames.begin());
+    open_event.frames.emplace_back(file);
+  } else if (is_chain_marker(m) || opens_traceback(m)) {
+    open_event.after_exception = false;
+  }
+}
+
+void Analyzer::Impl::close_event() {
+  if (!open_event.open) return;
+  resolve_fallback(true);
+  std::vector<Finding> findings = std::move(held);
+  held.clear();
+  for (Finding& f : findings) {
+    f.end_line = open_event.end;
+    if (open_event.traceback || open_event.end > open_event.start) {
+      f.event_start = open_event.start;
+      f.exception = open_event.last_exception;
+      if (open_event.first_exception != open_event.last_exception)
+        f.root_exception = open_event.first_exception;
+    }
+    if (f.process.empty()) f.process = open_event.process;
+    store(std::move(f));
+  }
+  open_event.reset();
+}
+
+}  // namespace logrx

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// Findings: expressions over captures, facts and run state; building a
+// finding from a rule; holding findings until their event closes; merging the
+// same error from several ranks; fact-triggered rules.
+#include "analysis/analyzer_state.h"
+
+namespace logrx {
+
+using namespace detail;
+
+namespace detail {
+
+std::int64_t timestamp_seconds(const Timestamp& ts, int year) {
+  // Days from civil (proleptic Gregorian), good for ordering and differences.
+  int y = ts.year != 0 ? ts.year : year;
+  int m = ts.month;
+  y -= m <= 2 ? 1 : 0;
+  int era = (y >= 0 ? y : y - 399) / 400;
+  int yoe = y - era * 400;
+  int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + ts.day - 1;
+  int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  return days * 86400 + ts.hour * 3600 + ts.minute * 60 + ts.second;
+}
+
+Finding finding_base(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                     int run) {
+  Finding f;
+  f.rule_id = rule.id;
+  f.title = rule.title;
+  f.explanation = rule.explanation;
+  f.category = rule.category;
+  f.severity = rule.severity;
+  f.file = stream;
+  f.line = line;
+  f.end_line = line;
+  f.last_line = line;
+  f.run = run;
+  f.server = rule.servers.size() == 1 ? rule.servers[0] : "any";
+  f.references = rule.references;
+  f.wrapper = rule.wrapper;
+  return f;
+}
+
+Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
+                       int run, std::string message) {
+  Finding f = finding_base(rule, stream, line, run);
+  f.message = std::move(message);
+  for (const RemediationSpec& spec : rule.remediation) {
+    if (!spec.value) continue;
+    RemediationItem item;
+    item.kind = to_item_kind(spec.kind);
+    item.name = spec.name;
+    item.value = spec.value;
+    item.why = spec.why;
+    item.alternative = spec.alternative;
+    item.rule_id = rule.id;
+    f.remediation.push_back(std::move(item));
+  }
+  return f;
+}
+
+}  // namespace detail
+
+std::optional<Value> Analyzer::Impl::lookup(const std::string& name,
+                            const std::map<std::string, std::string>* captures,
+                            const std::optional<Value>& item_value) const {
+  if (captures != nullptr) {
+    auto it = captures->find(name);
+    if (it != captures->end()) return Value::of(it->second);
+  }
+  if (auto it = run.facts.find(name); it != run.facts.end()) return it->second;
+  if (name == "phase") return Value::of(std::string(kPhases[run.phase]));
+  if (name == "run") return Value::of(static_cast<double>(run.number));
+  if (name == "server") {
+    Dialect d = run.server != Dialect::Unknown ? run.server : stream_dialect;
+    return Value::of(std::string(to_string(d)));
+  }
+  if (name == "reached_ready") return Value::of(run.reached_ready);
+  if (name == "exited") return Value::of(run.phase == kPhaseExited || exit_noted);
+  if (name == "errors") return Value::of(static_cast<double>(run.errors));
+  if (name == "lines") return Value::of(static_cast<double>(run.lines));
+  if (name == "truncated") return Value::of(event.truncated);
+  if (name == "value" && item_value) return item_value;
+  return std::nullopt;
+}
+
+detail::Lookup Analyzer::Impl::lookup_for(const std::map<std::string, std::string>* captures,
+                          std::optional<Value> item_value) const {
+  return [this, captures, item_value](const std::string& name) {
+    return lookup(name, captures, item_value);
+  };
+}
+
+bool Analyzer::Impl::condition_holds(const std::optional<detail::Expression>& when,
+                     const std::map<std::string, std::string>* captures) const {
+  if (!when) return true;
+  auto v = when->evaluate(lookup_for(captures));
+  return v && v->truthy();
+}
+
+// Text for people; an unfilled reference is left out, and reported when
+// rules are being tested.
+std::string Analyzer::Impl::display(const std::string& text, const detail::Lookup& lookup,
+                    const std::string& rule_id, const std::string& what) const {
+  if (options.check_templates && !detail::expand_template(text, lookup))
+    template_problems.push_back(ScanDiagnostic{
+        options.stream_name, event.line,
+        "rule " + rule_id + ": the " + what + " has a reference this finding cannot fill: " + text});
+  return detail::expand_display(text, lookup);
+}
+
+Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
+                     std::uint64_t line) const {
+  const RuleSpec& rule = rules.rules[index];
+  const CompiledRule& compiled = rules.compiled[index];
+  auto plain = lookup_for(captures);
+  Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
+  f.title = display(rule.title, plain, rule.id, "title");
+  Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
+  if (event.dialect != Dialect::Unknown && line == event.line) effective = event.dialect;
+  f.server = rule.servers.size() == 1 && rule.servers[0] != "any"
+                 ? rule.servers[0]
+                 : std::string(to_string(effective));
+  f.phase = kPhases[run.phase];
+  if (captures != nullptr) f.captures = *captures;
+  for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+    const RemediationSpec& spec = rule.remediation[i];
+    const CompiledRemediation& compiled_item = compiled.remediation[i];
+    if (!condition_holds(compiled_item.when, captures)) continue;
+    RemediationItem item;
+    item.kind = to_item_kind(spec.kind);
+    item.name = spec.name;
+    std::optional<Value> value;
+    if (compiled_item.value) {
+      // A value that cannot be computed from this log would be a guess:
+      // leave the item out rather than prescribe a wrong number.
+      value = compiled_item.value->evaluate(plain);
+      if (!value || !safe_argument(value->to_string())) continue;
+      item.value = value->to_string();
+    } else if (spec.value) {
+      auto text = detail::expand_template(*spec.value, plain);
+      if (!text) continue;
+      if (*text != *spec.value && !safe_argument(*text)) continue;
+      item.value = *text;
+      value = Value::of(*text);
+    }
+    item.why = display(spec.why, lookup_for(captures, value), rule.id, "why of " + spec.name);
+    item.alternative = spec.alternative;
+    item.rule_id = rule.id;
+    f.remediation.push_back(std::move(item));
+  }
+  return f;
+}
+
+void Analyzer::Impl::add_finding(Finding f) {
+  if (f.severity >= Severity::Error) ++run.errors;
+  if (is_cause(f) && f.line == event.line) line_has_cause = true;
+  if (is_cause(f) && f.severity >= Severity::Error) run.last_cause_line = std::max(run.last_cause_line, f.line);
+  if (open_event.open && f.line >= open_event.start && f.line <= open_event.end) {
+    held.push_back(std::move(f));
+  } else {
+    store(std::move(f));
+  }
+}
+
+// Merges the same message from several ranks (or repeated) into one finding.
+void Analyzer::Impl::store(Finding f) {
+  Summary& s = report.summary;
+  // A logged error and the exception that carries it ("Prefill out of
+  // memory..." then "RuntimeError: Prefill out of memory...") are one error.
+  std::string_view text = f.message;
+  if (is_exception_line(text)) {
+    std::size_t colon = text.find(": ");
+    if (colon != std::string_view::npos) text.remove_prefix(colon + 2);
+  }
+  // Ranks print their own device numbers ("GPU 0", "GPU 1"): digits do not
+  // make a different error.
+  std::string key = f.rule_id + '\n';
+  for (char c : text) {
+    if (!detail::is_digit(c)) {
+      key += c;
+    } else if (key.back() != '#') {
+      key += '#';
+    }
+  }
+  if (auto it = merged.find(key); it != merged.end()) {
+    Finding& first = report.findings[it->second];
+    ++first.count;
+    first.last_line = std::max(first.last_line, f.line);
+    first.end_line = std::max(first.end_line, f.end_line);
+    if (!f.process.empty() &&
+        std::find(first.ranks.begin(), first.ranks.end(), f.process) == first.ranks.end())
+      first.ranks.push_back(f.process);
+    return;
+  }
+  ++s.findings;
+  if (!s.worst_severity || f.severity > *s.worst_severity) s.worst_severity = f.severity;
+  ++s.by_category[std::string(to_string(f.category))];
+  ++s.by_severity[std::string(to_string(f.severity))];
+  if (!f.process.empty()) f.ranks.push_back(f.process);
+  if (callback) callback(f);
+  if (report.findings.size() < options.max_findings) {
+    merged.emplace(std::move(key), report.findings.size());
+    report.findings.push_back(std::move(f));
+  } else {
+    ++s.findings_dropped;
+  }
+}
+
+// Correlation rules fire once per run, on the line whose facts completed
+// their condition.
+void Analyzer::Impl::evaluate_fact_rules() {
+  for (int index : rules.fact_rules) {
+    auto rule_index = static_cast<std::size_t>(index);
+    if (run.fired_fact_rules.count(rule_index) > 0) continue;
+    if (!rules.applies_to(rule_index, run.server)) continue;
+    if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
+    run.fired_fact_rules.insert(rule_index);
+    if (rules.rules[rule_index].silent && !options.include_silent) continue;
+    Finding f = make_finding(rule_index, nullptr, event.line);
+    f.message = f.title;
+    f.timestamp = event.timestamp_text;
+    f.evidence.push_back(EvidenceLine{event.line, event.text});
+    add_finding(std::move(f));
+  }
+}
+
+}  // namespace logrx

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// What the analyzer's stages share about the shape of a line: exception
+// lines, traceback frames, error levels, and the phase indices.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "logrx/finding.h"
+#include "logrx/rulebook.h"
+#include "parse/config_dump.h"
+#include "rules/expression.h"
+#include "util/text.h"
+
+namespace logrx::detail {
+constexpr std::size_t kPhaseCount = sizeof(kPhases) / sizeof(kPhases[0]);
+constexpr std::size_t kPhaseReady = 4;
+constexpr std::size_t kPhaseExited = 6;
+// Processes of one server flush independently, so slightly older timestamps
+// are normal; only a jump back of more than this starts a new run.
+constexpr std::int64_t kBackwardsJumpSeconds = 60;
+
+inline std::size_t phase_index(const std::string& name) {
+  for (std::size_t i = 0; i < kPhaseCount; ++i)
+    if (name == kPhases[i]) return i;
+  return 0;
+}
+
+inline Value to_value(const detail::ConfigValue& c) {
+  switch (c.kind) {
+    case detail::ConfigValue::Kind::None:
+      return Value::null();
+    case detail::ConfigValue::Kind::Bool:
+      return Value::of(c.boolean);
+    case detail::ConfigValue::Kind::Number:
+      return Value::of(c.number);
+    case detail::ConfigValue::Kind::String:
+    case detail::ConfigValue::Kind::Raw:
+      break;
+  }
+  return Value::of(c.text);
+}
+
+inline bool is_exception_line(std::string_view message) {
+  // "RuntimeError: ...", "torch.OutOfMemoryError: ...", "KeyboardInterrupt"
+  if (message.empty() || message[0] == ' ' || message[0] == '\t') return false;
+  std::size_t end = 0;
+  auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.';
+  };
+  while (end < message.size() && name_char(message[end]))
+    ++end;
+  if (end == 0 || (end < message.size() && message[end] != ':')) return false;
+  std::string_view name = message.substr(0, end);
+  for (std::string_view suffix : {"Error", "Exception", "Exit", "Interrupt", "Warning", "Failure"})
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
+      return true;
+  return false;
+}
+
+// A value computed from log text becomes a server argument if a supervisor
+// applies it: it must be one plain word that cannot read as another flag or
+// carry shell syntax. Literal values written in the rule are trusted.
+inline bool safe_argument(std::string_view value) {
+  if (value.empty() || value.size() > 256 || value[0] == '-') return false;
+  for (char c : value) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.' || c == ':' || c == ',' || c == '/' || c == '+' || c == '=' ||
+                 c == '@' || c == '%' || c == '-';
+    if (!plain) return false;
+  }
+  return true;
+}
+
+inline bool is_chain_marker(std::string_view message) {
+  return detail::starts_with(message, "The above exception was the direct cause") ||
+         detail::starts_with(message, "During handling of the above exception");
+}
+
+constexpr std::size_t kFramesKept = 3;
+constexpr std::size_t kMaxFallbackCandidates = 32;
+
+// The file of a traceback frame line ('  File "/x/vllm/config.py", line 3, in f').
+inline std::string_view frame_file(std::string_view message) {
+  std::size_t i = 0;
+  while (i < message.size() && (message[i] == ' ' || message[i] == '\t')) ++i;
+  if (message.compare(i, 6, "File \"") != 0) return {};
+  std::size_t start = i + 6;
+  std::size_t end = message.find('"', start);
+  if (end == std::string_view::npos) return {};
+  return message.substr(start, end - start);
+}
+
+// A line that reports an error by its level or its shape. Warnings and
+// informational lines never feed the structure and lexical tiers: healthy
+// logs are full of scary-sounding warnings.
+inline bool is_error_level(std::string_view level) {
+  return level == "ERROR" || level == "CRITICAL" || level == "FATAL" || level == "E" ||
+         level == "F" || level == "error" || level == "fatal" || level == "ERR" ||
+         level == "EROR" || level == "critical";
+}
+
+inline bool is_quiet_level(std::string_view level) {
+  return !level.empty() && !is_error_level(level);
+}
+
+inline bool opens_traceback(std::string_view message) {
+  if (message.find("Traceback (most recent call last):") != std::string_view::npos) return true;
+  // multiprocessing's "Process EngineCore_DP0:" before a child's traceback
+  if (detail::starts_with(message, "Process ") && !message.empty() && message.back() == ':' &&
+      message.find(' ', 8) == std::string_view::npos)
+    return true;
+  return false;
+}
+
+inline RemediationItem::Kind to_item_kind(RemediationSpec::Kind kind) {
+  switch (kind) {
+    case RemediationSpec::Kind::Env:
+      return RemediationItem::Kind::Env;
+    case RemediationSpec::Kind::Param:
+      return RemediationItem::Kind::Param;
+    case RemediationSpec::Kind::Flag:
+      break;
+  }
+  return RemediationItem::Kind::Flag;
+}
+
+}  // namespace logrx::detail

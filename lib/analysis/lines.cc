@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+// Lines: the per-line path (parse, match, redact, facts, phases), the light
+// path for blocks no rule can match, and messages cut by a terminal.
+#include "analysis/analyzer_state.h"
+
+namespace logrx {
+
+using namespace detail;
+
+// A block of lines in which the prefilter proved that no rule can match.
+// Such lines still count, move timestamps and shape events, so they are
+// processed lightly: the header is parsed into views, runs and timestamps
+// are updated, and the full per-line path (with event tracking, but no
+// matching) runs only from the last line whose event state cannot be
+// derived without it. The result is exactly what full processing gives
+// (tests compare the two); anything unusual in the block (a timestamp
+// going back, an over-long line, findings waiting on an open event, a
+// custom ready pattern) sends the whole block down the full path.
+// Returns false when the block must take the full path.
+bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
+  block_needs_matching = false;
+  if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
+    return false;
+  light_lines.clear();
+  bool has_ts = run.has_timestamp;
+  Timestamp last_ts = run.last_timestamp;
+  std::int64_t last_seconds = run.last_seconds;
+  // Event state as the full path would have it: closed, opened by an SGLang
+  // header line of this block (a header line never continues an event, so
+  // the state after it depends on that line alone), or open from before.
+  enum class State { Closed, OpenedHere, OpenBefore };
+  State state = open_event.open ? State::OpenBefore : State::Closed;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t full_from = kNone;  // first line that needs the full path
+  std::size_t opened_at = 0;
+  for (std::size_t pos = 0; pos < block.size();) {
+    std::size_t newline = block.find('\n', pos);
+    std::string_view line = block.substr(pos, newline - pos);
+    pos = newline + 1;
+    if (line.size() > options.max_line_bytes) return false;
+    detail::HeaderView header = detail::parse_header(line);
+    // The prefilter leaves out the structure and lexical rules: an error
+    // line needs the full path so that they can still speak.
+    std::size_t previous = light_lines.empty() ? cut.message.size() : light_lines.back().header.message.size();
+    bool previous_cut = light_lines.empty() ? !cut.message.empty() : may_be_cut(light_lines.back().header.message);
+    if (is_error_level(header.level) ||
+        (!is_quiet_level(header.level) &&
+         (is_exception_line(header.message) || reports_error(header.message))) ||
+        (previous > 0 && previous_cut && may_continue(header.dialect, header.message))) {
+      block_needs_matching = true;
+      return false;
+    }
+    std::size_t index = light_lines.size();
+    light_lines.push_back(LightLine{line, header});
+    if (full_from != kNone) continue;  // the full path checks those lines itself
+    if (header.has_timestamp) {
+      if (has_ts && jumped_back(header.timestamp, last_ts, last_seconds)) return false;
+      has_ts = true;
+      last_ts = header.timestamp;
+      last_seconds = seconds_of(header.timestamp);
+    }
+    if (header.dialect == Dialect::SGLang) {
+      state = State::OpenedHere;
+      opened_at = index;
+      continue;
+    }
+    bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
+                 (header.dialect == Dialect::VLLM &&
+                  (header.level == "ERROR" || header.level == "CRITICAL"));
+    if (state == State::Closed) {
+      if (opens) full_from = index;
+    } else {
+      full_from = state == State::OpenedHere ? opened_at : 0;
+    }
+  }
+  if (full_from == kNone) {
+    // The last line always goes the full way, so `event` is what it would be.
+    full_from = state == State::OpenedHere ? opened_at
+                : state == State::Closed   ? light_lines.size() - 1
+                                           : 0;
+  }
+  std::string_view last_timestamp_text;
+  for (std::size_t i = 0; i < full_from; ++i) {
+    const LightLine& l = light_lines[i];
+    std::uint64_t number = ++report.summary.lines;
+    if (l.header.dialect != Dialect::Unknown) stream_dialect = l.header.dialect;
+    note_server(l.header.dialect, l.header.message);
+    ++run.lines;
+    if (run.first_line == 0) run.first_line = number;
+    run.last_line = number;
+    if (l.header.has_timestamp) {
+      if (!run.has_timestamp) run.first_timestamp_text.assign(l.header.timestamp_text);
+      run.has_timestamp = true;
+      run.last_timestamp = l.header.timestamp;
+      run.last_seconds = seconds_of(l.header.timestamp);
+      last_timestamp_text = l.header.timestamp_text;
+    }
+  }
+  if (!last_timestamp_text.empty()) run.last_timestamp_text.assign(last_timestamp_text);
+  // The line before full_from is not continued by it (or the block would
+  // have been declined), so no cut line is pending there.
+  if (full_from > 0) cut.message.clear();
+  for (std::size_t i = full_from; i < light_lines.size(); ++i)
+    process(light_lines[i].text, false, false, true);
+  prefiltered_lines += light_lines.size();
+  return true;
+}
+
+void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_match, bool plain) {
+  ++report.summary.lines;
+  joined_from = 0;
+  if (plain) {
+    detail::parse_plain_line(raw, report.summary.lines, event);
+  } else {
+    parse_line(raw, report.summary.lines, event, false);
+  }
+  event.truncated = truncated;
+  if (truncated) ++report.summary.truncated_lines;
+  if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
+
+  if (may_match) {
+    find_matches();
+  } else {
+    matches.clear();
+  }
+  // Secrets only matter in what is reported: a line that matched a rule or
+  // goes to the gap collector. It is redacted, then matched again, so that
+  // no capture, fact or message carries the secret.
+  if (options.redact && (!matches.empty() || unmatched_callback)) {
+    redact_scratch = event.text;
+    if (redact_secrets(redact_scratch)) {
+      parse_line(raw, report.summary.lines, event, true);
+      event.truncated = truncated;
+      find_matches();
+    }
+  }
+
+  rejoin_cut_line(may_match);
+  take_fallback_matches();
+
+  bool banner = false;
+  for (const Match& m : matches) {
+    const RuleSpec& rule = rules.rules[m.rule];
+    if (rule.starts_run && (run.banners.count(rule.id) > 0 || run.phase > 0)) banner = true;
+  }
+  if ((banner || timestamp_went_backwards()) && run.lines > 0) {
+    close_run();
+    start_run(run.number + 1);
+  }
+  for (const Match& m : matches)
+    if (rules.rules[m.rule].starts_run) run.banners.insert(rules.rules[m.rule].id);
+
+  ++run.lines;
+  if (run.first_line == 0) run.first_line = event.line;
+  run.last_line = event.line;
+  note_server(event.dialect, event.message);
+  if (event.has_timestamp) {
+    if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
+    run.has_timestamp = true;
+    run.last_timestamp = event.timestamp;
+    run.last_seconds = seconds_of(event.timestamp);
+    run.last_timestamp_text = event.timestamp_text;
+  }
+
+  track_event();
+  if (ready && ready->ok() && re2::RE2::PartialMatch(event.text, *ready) &&
+      run.phase < kPhaseReady) {
+    run.phase = kPhaseReady;
+    run.reached_ready = true;
+  }
+  line_has_cause = false;
+  if (matches.empty()) {
+    if (unmatched_callback) unmatched_callback(event);
+    if (!open_event.open) resolve_fallback(false);
+    return;
+  }
+
+  // Conditions see the facts as they were before this line; facts and
+  // phases change after every rule of the line has been decided.
+  std::vector<const Match*> firing;
+  for (const Match& m : matches)
+    if (condition_holds(rules.compiled[m.rule].when, &m.captures)) firing.push_back(&m);
+
+  bool facts_changed = false;
+  for (const Match* m : firing) {
+    const RuleSpec& rule = rules.rules[m->rule];
+    for (const auto& [name, expression] : rules.compiled[m->rule].facts) {
+      if (auto value = expression.evaluate(lookup_for(&m->captures))) {
+        record_fact(name, std::move(*value));
+        facts_changed = true;
+      }
+    }
+    if (!rule.config_dump.empty()) {
+      auto it = m->captures.find(rule.config_dump);
+      if (it != m->captures.end()) {
+        read_config_dump(it->second);
+        facts_changed = true;
+      }
+    }
+  }
+  for (const Match* m : firing) {
+    const RuleSpec& rule = rules.rules[m->rule];
+    if (rule.silent && !options.include_silent) continue;
+    Finding f = make_finding(m->rule, &m->captures, event.line);
+    f.message = event.message;
+    if (rule.hints) add_hints(f);
+    if (joined_from != 0) f.evidence.push_back(EvidenceLine{joined_from, joined_text});
+    f.process = event.process;
+    f.timestamp = event.timestamp_text;
+    f.level = event.level;
+    f.truncated = event.truncated;
+    f.evidence.push_back(EvidenceLine{event.line, event.text});
+    add_finding(std::move(f));
+  }
+  for (const Match* m : firing) {
+    const RuleSpec& rule = rules.rules[m->rule];
+    if (rule.sets_phase.empty()) continue;
+    std::size_t next = phase_index(rule.sets_phase);
+    if (next > run.phase) run.phase = next;
+    if (next >= kPhaseReady && next != kPhaseExited) run.reached_ready = true;
+  }
+  if (facts_changed) evaluate_fact_rules();
+  if (!open_event.open) resolve_fallback(false);
+}
+
+// A long line that may have been wrapped by a terminal or a paste: its
+// message goes on in the next line, which has no header.
+bool Analyzer::Impl::may_be_cut(std::string_view message) {
+  constexpr std::size_t kMinCutLength = 40;
+  return message.size() >= kMinCutLength && message[0] != ' ' && message[0] != '\t' &&
+         frame_file(message).empty() && !opens_traceback(message);
+}
+
+bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message) {
+  return dialect == Dialect::Unknown && !message.empty() && message[0] != ' ' &&
+         message[0] != '\t' && !is_exception_line(message) && frame_file(message).empty() &&
+         !opens_traceback(message) && !is_chain_marker(message);
+}
+
+// When neither this line nor the one before matched a specific rule and
+// this one continues the other, the two are matched as one message.
+void Analyzer::Impl::rejoin_cut_line(bool may_match) {
+  bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+    return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+  });
+  bool join = may_match && !specific && !cut.message.empty() && cut.line + 1 == event.line &&
+              may_continue(event.dialect, event.message);
+  std::string previous = std::move(cut.message);
+  cut.message.clear();
+  if (join) {
+    std::string own = event.message;
+    std::vector<Match> own_matches = std::move(matches);
+    for (const char* glue : {"", " "}) {
+      event.message = previous + glue + own;
+      if (options.redact) redact_secrets(event.message);
+      find_matches();
+      bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+        return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+      });
+      if (found) {
+        joined_from = cut.line;
+        joined_text = cut.text;
+        return;
+      }
+    }
+    event.message = std::move(own);
+    matches = std::move(own_matches);
+  }
+  if (!specific && may_be_cut(event.message)) {
+    cut.message = event.message;
+    cut.text = event.text;
+    cut.line = event.line;
+  }
+}
+
+void Analyzer::Impl::find_matches() {
+  matches.clear();
+  if (event.message.empty()) return;
+  if (!rules.candidates(event.message, candidates) || candidates.empty()) return;
+  Dialect effective = event.dialect != Dialect::Unknown ? event.dialect : stream_dialect;
+  for (int candidate : candidates) {
+    auto index = static_cast<std::size_t>(candidate);
+    if (!rules.applies_to(index, effective)) continue;
+    const CompiledRule& compiled = rules.compiled[index];
+    // Serving-phase markers match most lines of a busy log; once the run is
+    // in that phase they have nothing left to do.
+    if (compiled.phase_only && !options.include_silent && run.phase >= compiled.phase_index)
+      continue;
+    if (!rules.extract(index, event.message, scratch_captures)) continue;
+    matches.push_back(Match{index, scratch_captures});
+  }
+}
+
+}  // namespace logrx

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// Runs: launches inside one stream, their timestamps and server, the facts
+// recorded for them, and wrappers linked to their causes when a run ends.
+#include "analysis/analyzer_state.h"
+
+namespace logrx {
+
+using namespace detail;
+
+void Analyzer::Impl::start_run(int number) {
+  run = Run{};
+  run.number = number;
+  run.first_finding = report.findings.size();
+  merged.clear();
+}
+
+void Analyzer::Impl::close_run() {
+  close_event();
+  for (int index : rules.run_end_rules) {
+    auto rule_index = static_cast<std::size_t>(index);
+    if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
+    Finding f = make_finding(rule_index, nullptr, run.last_line);
+    f.message = detail::expand_display(rules.rules[rule_index].title, lookup_for(nullptr));
+    add_finding(std::move(f));
+  }
+  link_wrappers();
+  RunInfo info;
+  info.run = run.number;
+  info.first_line = run.first_line;
+  info.last_line = run.last_line;
+  info.server = std::string(to_string(run.server));
+  info.phase = kPhases[run.phase];
+  info.reached_ready = run.reached_ready;
+  info.first_timestamp = run.first_timestamp_text;
+  info.last_timestamp = run.last_timestamp_text;
+  for (const auto& [name, value] : run.facts) {
+    Fact fact;
+    fact.text = value.to_string();
+    if (value.kind == Value::Kind::Number) fact.number = value.number;
+    fact.line = run.fact_lines[name];
+    info.facts.emplace(name, std::move(fact));
+  }
+  report.runs.push_back(std::move(info));
+  // An endless stream of restarts must not grow without bound.
+  if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1))
+    report.runs.erase(report.runs.begin());
+}
+
+// A wrapper ("Scheduler hit an exception", "Engine core initialization
+// failed") points to the cause: the nearest non-wrapper error of the run,
+// inside its own event first. It never outranks that cause.
+void Analyzer::Impl::link_wrappers() {
+  auto& all = report.findings;
+  for (std::size_t i = run.first_finding; i < all.size(); ++i) {
+    Finding& wrapper = all[i];
+    if (!wrapper.wrapper) continue;
+    const Finding* best = nullptr;
+    std::uint64_t best_distance = UINT64_MAX;
+    for (std::size_t j = run.first_finding; j < all.size(); ++j) {
+      const Finding& cause = all[j];
+      if (cause.wrapper || cause.severity < Severity::Error) continue;
+      // Only what the log itself said can be a cause, not a conclusion
+      // drawn about the whole run.
+      const RuleSpec* spec = rulebook.find(cause.rule_id);
+      if (spec == nullptr || spec->trigger != Trigger::Line) continue;
+      bool same_event = wrapper.event_start != 0 && cause.event_start == wrapper.event_start;
+      std::uint64_t distance = cause.line > wrapper.line ? cause.line - wrapper.line
+                                                         : (wrapper.line - cause.line) * 2;
+      if (same_event) distance = 0;
+      if (distance < best_distance) {
+        best = &cause;
+        best_distance = distance;
+      }
+    }
+    if (best != nullptr) {
+      wrapper.root_cause = RootCause{best->rule_id, best->line};
+      wrapper.severity = std::min(wrapper.severity, best->severity);
+    } else {
+      wrapper.explanation +=
+          " The root cause is not in this log: the failing process's own output went "
+          "elsewhere, or it was killed without writing one (exit code -9 is usually the "
+          "host's OOM killer; check `dmesg -T | grep -i oom`).";
+    }
+  }
+}
+
+bool Analyzer::Impl::timestamp_went_backwards() {
+  if (!event.has_timestamp || !run.has_timestamp) return false;
+  return jumped_back(event.timestamp, run.last_timestamp, run.last_seconds);
+}
+
+// Seconds of ts, in `year` when ts has none. Consecutive lines share their
+// day, so the calendar arithmetic is done once per day.
+std::int64_t Analyzer::Impl::seconds_in(const Timestamp& ts, int year) {
+  int y = ts.year != 0 ? ts.year : year;
+  if (y != day_cache.year || ts.month != day_cache.month || ts.day != day_cache.day) {
+    day_cache.year = y;
+    day_cache.month = ts.month;
+    day_cache.day = ts.day;
+    day_cache.midnight = detail::timestamp_seconds(Timestamp{y, ts.month, ts.day, 0, 0, 0, 0}, y);
+  }
+  return day_cache.midnight + ts.hour * 3600 + ts.minute * 60 + ts.second;
+}
+
+std::int64_t Analyzer::Impl::seconds_of(const Timestamp& ts) {
+  return seconds_in(ts, 2000);
+}
+
+bool Analyzer::Impl::jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds) {
+  int year = last_ts.year != 0 ? last_ts.year : 2000;
+  std::int64_t now = seconds_in(now_ts, year);
+  // vLLM prints no year: December followed by January is the year turning.
+  if (now_ts.year == 0 && last_ts.month == 12 && now_ts.month == 1) return false;
+  return last_seconds - now > kBackwardsJumpSeconds;
+}
+
+// The server of the run: the first line dialect seen, except that Ollama
+// passes llama.cpp's runner output through (Ollama wins), and a log without
+// headers still names its server in the paths of its tracebacks.
+void Analyzer::Impl::note_server(Dialect dialect, std::string_view message) {
+  if (dialect != Dialect::Unknown) {
+    if (run.server == Dialect::Unknown ||
+        (run.server == Dialect::LlamaCpp && dialect == Dialect::Ollama))
+      run.server = dialect;
+    return;
+  }
+  if (run.server != Dialect::Unknown || message.find(".py\"") == std::string_view::npos) return;
+  static constexpr std::pair<std::string_view, Dialect> kPaths[] = {
+      {"/sglang/", Dialect::SGLang},           {"/vllm/", Dialect::VLLM},
+      {"/text_generation_server/", Dialect::TGI}, {"/tensorrt_llm/", Dialect::TRTLLM},
+      {"/lmdeploy/", Dialect::LMDeploy}};
+  for (const auto& [path, server] : kPaths) {
+    if (message.find(path) != std::string_view::npos) {
+      run.server = server;
+      return;
+    }
+  }
+}
+
+void Analyzer::Impl::record_fact(const std::string& name, Value value) {
+  // Captured text such as "51.16" or "383,504" is a number; "2.00 GiB"
+  // stays text (its unit would be lost).
+  if (value.kind == Value::Kind::String && !value.text.empty() &&
+      value.text.find_first_of("abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ ") ==
+          std::string::npos) {
+    if (auto number = detail::parse_quantity(value.text)) value = Value::of(*number);
+  }
+  run.facts[name] = std::move(value);
+  run.fact_lines[name] = event.line;
+}
+
+void Analyzer::Impl::read_config_dump(const std::string& text) {
+  std::vector<detail::ConfigEntry> entries;
+  std::string error;
+  if (!detail::parse_config_dump(text, entries, error)) {
+    report.diagnostics.push_back(ScanDiagnostic{options.stream_name, event.line, error});
+    return;
+  }
+  for (const auto& entry : entries) record_fact(entry.key, to_value(entry.value));
+}
+
+}  // namespace logrx

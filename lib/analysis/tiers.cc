@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// Tiers: when no specific rule knows an error event, structure rules (the
+// exception type and the module that raised it) and lexical rules (the
+// words) still classify it, and the message's own hints (flags it names,
+// comparisons it states) give the fix.
+#include "analysis/analyzer_state.h"
+
+namespace logrx {
+
+using namespace detail;
+
+bool Analyzer::Impl::is_cause(const Finding& f) {
+  return f.tier == Tier::Rule && !f.wrapper && f.severity >= Severity::Warning;
+}
+
+// Moves the structure and lexical matches of this line out of `matches`
+// into the candidates. A line a specific rule recognised, and a line that
+// reports no error (a warning, an info line), offers none.
+void Analyzer::Impl::take_fallback_matches() {
+  pending_candidates = 0;
+  bool specific = false;
+  bool fallback_match = false;
+  for (const Match& m : matches) {
+    const RuleSpec& rule = rules.rules[m.rule];
+    if (rule.tier != Tier::Rule) {
+      fallback_match = true;
+    } else if (!rule.silent) {
+      specific = true;
+    }
+  }
+  if (!fallback_match) return;
+  bool error_line = !is_quiet_level(event.level) &&
+                    (is_error_level(event.level) || is_exception_line(event.message) ||
+                     reports_error(event.message));
+  for (Match& m : matches) {
+    if (rules.rules[m.rule].tier == Tier::Rule || specific || !error_line) continue;
+    if (fallback.size() >= kMaxFallbackCandidates) break;
+    fallback.push_back(Candidate{m.rule, std::move(m.captures), event.line, event.message,
+                                 event.text, event.level, event.process,
+                                 event.timestamp_text, event.truncated});
+    ++pending_candidates;
+  }
+  matches.erase(std::remove_if(matches.begin(), matches.end(),
+                               [this](const Match& m) { return rules.rules[m.rule].tier != Tier::Rule; }),
+                matches.end());
+}
+
+// A headerless line that reads as an error report ("Error: ...",
+// "error: unrecognized arguments", "FAILED ...").
+bool Analyzer::Impl::reports_error(std::string_view message) {
+  std::size_t i = 0;
+  while (i < message.size() && message[i] == ' ') ++i;
+  message.remove_prefix(i);
+  for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
+                                 "failed", "FAILED", "Exception", "panic", "terminate called",
+                                 "Killed", "Segmentation fault", "Aborted", "RuntimeError",
+                                 "CUDA error", "NCCL error", "Out of memory", "OOM"})
+    if (detail::starts_with(message, start)) return true;
+  return message.find(" error: ") != std::string_view::npos ||
+         message.find("Error: ") != std::string_view::npos ||
+         message.find("] error") != std::string_view::npos;
+}
+
+// Turns the best candidate of the event (or line) into a finding when no
+// specific rule explained it: structure over lexical, then priority, then
+// the final exception, then the latest line.
+void Analyzer::Impl::resolve_fallback(bool in_event) {
+  if (fallback.empty()) return;
+  bool has_cause = in_event ? std::any_of(held.begin(), held.end(), is_cause) : line_has_cause;
+  // What follows a recognised error (a crashed webserver, shards shutting
+  // down) is its consequence, not a new problem.
+  constexpr std::uint64_t kConsequenceLines = 100;
+  std::uint64_t first_line = fallback.front().line;
+  if (run.last_cause_line != 0 && first_line >= run.last_cause_line &&
+      first_line - run.last_cause_line <= kConsequenceLines)
+    has_cause = true;
+  if (has_cause) {
+    fallback.clear();
+    return;
+  }
+  const std::vector<std::string>* frames = in_event ? &open_event.frames : nullptr;
+  std::uint64_t final_exception = in_event ? open_event.last_exception_line : 0;
+  const Candidate* best = nullptr;
+  std::tuple<int, int, int, std::uint64_t> best_rank{};
+  for (const Candidate& c : fallback) {
+    const RuleSpec& rule = rules.rules[c.rule];
+    const CompiledRule& compiled = rules.compiled[c.rule];
+    if (compiled.raised_in) {
+      bool raised = false;
+      if (frames != nullptr)
+        for (const std::string& file : *frames)
+          raised |= re2::RE2::PartialMatch(file, *compiled.raised_in);
+      if (!raised) continue;
+    }
+    if (!condition_holds(compiled.when, &c.captures)) continue;
+    std::tuple<int, int, int, std::uint64_t> rank{rule.tier == Tier::Structure ? 1 : 0,
+                                                  rule.priority, c.line == final_exception,
+                                                  c.line};
+    if (best == nullptr || rank > best_rank) {
+      best = &c;
+      best_rank = rank;
+    }
+  }
+  if (best != nullptr) {
+    Finding f = make_finding(best->rule, &best->captures, best->line);
+    f.tier = rules.rules[best->rule].tier;
+    f.message = best->message;
+    f.process = best->process;
+    f.timestamp = best->timestamp;
+    f.level = best->level;
+    f.truncated = best->truncated;
+    f.evidence.push_back(EvidenceLine{best->line, best->text});
+    add_hints(f);
+    add_finding(std::move(f));
+  }
+  fallback.clear();
+}
+
+// The server whose flag list knows `flag`: the run's server first, else
+// the only server that has it.
+std::string Analyzer::Impl::server_knowing(const std::string& server, const std::string& name) const {
+  if (server != "unknown" && server != "any") return rulebook.knows(server, name) ? server : "";
+  for (const ServerFlags& list : rulebook.server_flags()) {
+    const std::vector<std::string>& names = name[0] == '-' ? list.flags : list.env;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return list.server;
+  }
+  return "";
+}
+
+std::string Analyzer::Impl::number_text(double v) {
+  return Value::of(v).to_string();
+}
+
+std::size_t Analyzer::Impl::edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known flag of `server` closest to `flag` (at most two edits, or one
+// that extends it), "" when none is close.
+std::string Analyzer::Impl::nearest_flag(const std::string& server, const std::string& flag) const {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const ServerFlags& list : rulebook.server_flags()) {
+    if (server != "unknown" && server != "any" && list.server != server) continue;
+    for (const std::string& known : list.flags) {
+      if (known.size() < 4) continue;
+      std::size_t d = edit_distance(flag, known);
+      if (d < best_distance) {
+        best = known;
+        best_distance = d;
+      }
+    }
+  }
+  return best;
+}
+
+// What the message itself says about its fix: the flags and variables it
+// names, with values where it states a comparison. A message whose own
+// numbers contradict its claim gets a note instead of a value.
+void Analyzer::Impl::add_hints(Finding& f) const {
+  constexpr std::size_t kMaxItems = 4;
+  std::string server = f.server;
+  auto known_flag = [&](const std::string& name) -> std::string {
+    if (name.empty()) return "";
+    std::string flag = detail::flag_spelling(name);
+    return server_knowing(server, flag).empty() ? "" : flag;
+  };
+  auto add = [&](RemediationItem item) {
+    for (const RemediationItem& other : f.remediation)
+      if (other.name == item.name) return;
+    if (f.remediation.size() >= kMaxItems) return;
+    item.rule_id = f.rule_id;
+    f.remediation.push_back(std::move(item));
+  };
+  auto integral = [](double v) { return v == static_cast<double>(static_cast<long long>(v)); };
+  for (const detail::Comparison& cmp : detail::find_comparisons(f.message)) {
+    std::string subject = known_flag(cmp.subject);
+    std::string bound = known_flag(cmp.bound);
+    if (cmp.subject_value && cmp.bound_value) {
+      double a = *cmp.subject_value;
+      double b = *cmp.bound_value;
+      bool holds = cmp.op == "<=" ? a <= b
+                   : cmp.op == "<" ? a < b
+                   : cmp.op == ">=" ? a >= b
+                   : cmp.op == ">" ? a > b
+                   : (b != 0 && integral(a) && integral(b) &&
+                      static_cast<long long>(a) % static_cast<long long>(b) == 0);
+      if (holds) {
+        // The message reports a violation its own numbers do not show.
+        f.inconsistencies.push_back(
+            (cmp.subject.empty() ? std::string("the value") : cmp.subject) + " (" + number_text(a) +
+            ") and " + (cmp.bound.empty() ? std::string("the limit") : cmp.bound) + " (" +
+            number_text(b) + ") already satisfy '" + cmp.op +
+            "': this message does not describe these values; the log may come from another run or process");
+        continue;
+      }
+    }
+    if (!subject.empty()) {
+      RemediationItem item;
+      item.name = subject;
+      if (cmp.bound_value) {
+        double b = *cmp.bound_value;
+        std::optional<double> v;
+        if (cmp.op == "<=" || cmp.op == ">=") v = b;
+        if (cmp.op == "<" && integral(b)) v = b - 1;
+        if (cmp.op == ">" && integral(b)) v = b + 1;
+        if (cmp.op == "divisible" && cmp.subject_value && b > 0 && integral(b)) {
+          double down = std::floor(*cmp.subject_value / b) * b;
+          if (down > 0) v = down;
+        }
+        if (v && *v > 0) item.value = number_text(*v);
+      }
+      item.why = item.value ? "the message requires " + cmp.subject + " " + cmp.op + " " +
+                                  (cmp.bound.empty() ? number_text(*cmp.bound_value) : cmp.bound + " (" + number_text(*cmp.bound_value) + ")")
+                            : "named by the message";
+      add(std::move(item));
+    }
+    if (!bound.empty() && bound != subject) {
+      RemediationItem item;
+      item.name = bound;
+      item.alternative = !subject.empty();
+      if (cmp.subject_value && (cmp.op == "<=" || cmp.op == ">=")) item.value = number_text(*cmp.subject_value);
+      if (cmp.subject_value && cmp.op == "<" && integral(*cmp.subject_value)) item.value = number_text(*cmp.subject_value + 1);
+      if (cmp.subject_value && cmp.op == ">" && integral(*cmp.subject_value) && *cmp.subject_value > 1) item.value = number_text(*cmp.subject_value - 1);
+      item.why = item.value ? "or move the other side of the comparison to " + *item.value : "named by the message";
+      add(std::move(item));
+    }
+  }
+  for (const detail::Mention& m : detail::find_mentions(f.message)) {
+    RemediationItem item;
+    if (m.env) {
+      if (server_knowing(server, m.name).empty()) continue;
+      item.kind = RemediationItem::Kind::Env;
+      item.name = m.name;
+      item.value = m.value;
+      item.why = "named by the message";
+    } else {
+      std::string flag = known_flag(m.name);
+      if (flag.empty() && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-') {
+        // A flag the server does not have: a typo of one it has, or one
+        // from another version.
+        std::string nearest = nearest_flag(server, m.name);
+        if (nearest.empty()) continue;
+        item.name = nearest;
+        item.why = "the server has no " + m.name + "; did you mean " + nearest + "?";
+        add(std::move(item));
+        continue;
+      }
+      if (flag.empty()) continue;
+      item.name = flag;
+      if (m.value && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-' && safe_argument(*m.value))
+        item.value = m.value;
+      item.why = "named by the message";
+    }
+    add(std::move(item));
+  }
+}
+
+}  // namespace logrx
