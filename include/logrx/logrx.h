@@ -62,6 +62,11 @@ void logrx_analyzer_set_callback(logrx_analyzer* analyzer, logrx_finding_callbac
 int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t length);
 int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t length);
 
+/* Tells the analyzer that the supervised process has ended, so a launch that
+ * never became ready is known to have died (not to be still starting).
+ * Returns 0, or -1 when the analyzer is NULL or already finished. */
+int logrx_analyzer_note_exit(logrx_analyzer* analyzer);
+
 /* Ends the stream. Returns the report as JSON (findings, merged remediation,
  * summary, runs): free with logrx_free. Later calls return the same report. */
 char* logrx_analyzer_finish(logrx_analyzer* analyzer);

@@ -141,6 +141,12 @@ int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t 
   }
 }
 
+int logrx_analyzer_note_exit(logrx_analyzer* analyzer) {
+  if (analyzer == nullptr || analyzer->report) return -1;
+  analyzer->analyzer->note_exit();
+  return 0;
+}
+
 char* logrx_analyzer_finish(logrx_analyzer* analyzer) {
   if (analyzer == nullptr) return nullptr;
   try {
