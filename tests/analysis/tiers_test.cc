@@ -90,12 +90,13 @@ TEST_CASE("A specific rule outranks the tiers in its event", "[analysis][tiers]"
 TEST_CASE("Numbers that contradict the message's claim are reported, not prescribed against",
           "[analysis][tiers]") {
   auto book = load_builtin();
-  auto report = scan_text(book, "Error: ArgumentValidation(\"`max_input_tokens`(1000) must be < `max_total_tokens`(2048)\")\n");
+  auto report = scan_text(book, "Error: ArgumentValidation(\"`max_stop_sequences`(8) must be > `max_best_of`(4)\")\n");
   const Finding* f = strongest(report);
   REQUIRE(f != nullptr);
+  CHECK(f->tier == Tier::Lexical);
   REQUIRE_FALSE(f->inconsistencies.empty());
-  const auto* input = item(*f, "--max-input-tokens");
-  CHECK((input == nullptr || !input->value));
+  const auto* stop = item(*f, "--max-stop-sequences");
+  CHECK((stop == nullptr || !stop->value));
 }
 
 TEST_CASE("A message cut by a terminal is matched across the two lines", "[analysis][tiers]") {
