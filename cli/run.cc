@@ -103,6 +103,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
   analyzer_options.launch_command = line;
   analyzer_options.redact = !options.no_redact;
   analyzer_options.ready_pattern = options.ready_pattern;
+  analyzer_options.server = options.server.empty() ? detect_server(args) : options.server;
   Analyzer analyzer(book, analyzer_options);
   bool fatal_reported = false;
   analyzer.on_finding([&](const Finding& finding) {

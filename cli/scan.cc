@@ -39,6 +39,9 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
                       "The command you believe produced the log; contradictions are reported as "
                       "stale_output")
       ->type_name("CMD");
+  command->add_option("--server", options.server,
+                      "The server that wrote the log, when its lines do not say (a bare traceback)")
+      ->check(CLI::IsMember({"sglang", "vllm", "tgi", "llamacpp", "trtllm", "lmdeploy", "ollama"}));
   command->add_option("--since", options.since,
                       "When the server was launched (ISO 8601, local time unless a zone is "
                       "given); a log that predates it is stale")
@@ -90,6 +93,7 @@ int run_scan(const ScanOptions& options) {
     analyzer_options.stream_name = file == "-" ? "<stdin>" : file;
     analyzer_options.launch_command = options.launch_command;
     analyzer_options.since = options.since;
+    analyzer_options.server = options.server;
     analyzer_options.redact = !options.no_redact;
     if (file != "-") analyzer_options.file_mtime = file_mtime(file);
     Analyzer analyzer(*book, analyzer_options);

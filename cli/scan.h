@@ -18,6 +18,7 @@ struct ScanOptions {
   bool all_runs = false;
   std::string launch_command;
   std::string since;
+  std::string server;
   bool no_redact = false;
   RuleOptions rules;
 };

@@ -37,6 +37,10 @@ struct AnalyzerOptions {
   bool include_silent = false;      // report fact-only rules too (rule testing)
   bool redact = true;               // replace secrets before anything sees a line
   std::string ready_pattern;        // RE2: a line matching it means the server is ready
+  // The server that writes the stream ("vllm", "ollama", ...) when the caller
+  // knows it; "" tells it from the lines. Gives a header-less log its
+  // server's remediation.
+  std::string server;
   // Report a title or fix explanation with a reference the finding could not
   // fill as a diagnostic (rule testing: `rules test` fails on it).
   bool check_templates = false;

@@ -79,6 +79,9 @@ struct RuleSpec {
   // (with values where it states a comparison), the nearest known flag for
   // one the server does not have. Structure and lexical findings always do.
   bool hints = false;
+  // Rules this one makes redundant: when both fire on one line, only this
+  // one reports (a server's own reading of a generic PyTorch message).
+  std::vector<std::string> supersedes;
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;

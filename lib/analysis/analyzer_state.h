@@ -49,6 +49,7 @@ struct Analyzer::Impl {
       re_options.set_log_errors(false);
       ready = std::make_unique<re2::RE2>(options.ready_pattern, re_options);
     }
+    if (auto known = parse_dialect(options.server)) stream_dialect = *known;
     start_run(1);
   }
 

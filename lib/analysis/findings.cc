@@ -118,10 +118,14 @@ Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::stri
   Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
   f.title = display(rule.title, plain, rule.id, "title");
   Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
-  if (event.dialect != Dialect::Unknown && line == event.line) effective = event.dialect;
-  f.server = rule.servers.size() == 1 && rule.servers[0] != "any"
+  // Ollama's log carries llama.cpp's runner lines: they are Ollama's findings.
+  bool ollama = run.server == Dialect::Ollama;
+  if (event.dialect != Dialect::Unknown && line == event.line && !ollama) effective = event.dialect;
+  f.server = rule.servers.size() == 1 && rule.servers[0] != "any" &&
+                     !(ollama && rule.servers[0] == "llamacpp")
                  ? rule.servers[0]
                  : std::string(to_string(effective));
+  f.explanation = detail::expand_display(rule.explanation, plain);
   f.phase = kPhases[run.phase];
   if (captures != nullptr) f.captures = *captures;
   for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
@@ -177,6 +181,10 @@ void Analyzer::Impl::store(Finding f) {
   // Ranks print their own device numbers ("GPU 0", "GPU 1"): digits do not
   // make a different error.
   std::string key = f.rule_id + '\n';
+  // A wrapper is a consequence: however it is worded on each line (the
+  // launcher's "Webserver Crashed", then "Error: WebserverFailed"), one
+  // finding per rule and launch says it.
+  if (f.wrapper) text = {};
   for (char c : text) {
     if (!detail::is_digit(c)) {
       key += c;

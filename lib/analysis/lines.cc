@@ -201,6 +201,11 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   for (const Match* m : firing) {
     const RuleSpec& rule = rules.rules[m->rule];
     if (rule.silent && !options.include_silent) continue;
+    bool superseded = std::any_of(firing.begin(), firing.end(), [&](const Match* other) {
+      const auto& by = rules.rules[other->rule].supersedes;
+      return other != m && std::find(by.begin(), by.end(), rule.id) != by.end();
+    });
+    if (superseded) continue;
     Finding f = make_finding(m->rule, &m->captures, event.line);
     f.message = event.message;
     if (rule.hints) add_hints(f);
@@ -277,7 +282,11 @@ void Analyzer::Impl::find_matches() {
   matches.clear();
   if (event.message.empty()) return;
   if (!rules.candidates(event.message, candidates) || candidates.empty()) return;
-  Dialect effective = event.dialect != Dialect::Unknown ? event.dialect : stream_dialect;
+  // A header-less line belongs to the server the stream was last seen
+  // writing, else to the one its tracebacks' paths name.
+  Dialect effective = event.dialect != Dialect::Unknown ? event.dialect
+                      : stream_dialect != Dialect::Unknown ? stream_dialect
+                                                          : run.server;
   for (int candidate : candidates) {
     auto index = static_cast<std::size_t>(candidate);
     if (!rules.applies_to(index, effective)) continue;

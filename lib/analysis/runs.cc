@@ -9,6 +9,7 @@ using namespace detail;
 
 void Analyzer::Impl::start_run(int number) {
   run = Run{};
+  if (auto known = parse_dialect(options.server)) run.server = *known;
   run.number = number;
   run.first_finding = report.findings.size();
   merged.clear();

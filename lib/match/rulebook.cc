@@ -471,6 +471,13 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       compiled.remediation.push_back(std::move(out));
     }
     check_template(errors, rule, rule.title, "/title", known);
+    for (std::size_t i = 0; i < rule.supersedes.size(); ++i) {
+      bool exists = std::any_of(rules.begin(), rules.end(),
+                                [&](const RuleSpec& other) { return other.id == rule.supersedes[i]; });
+      if (!exists)
+        add_error(errors, rule, "rule.unknown-rule", "/supersedes/" + std::to_string(i),
+                  "supersedes \"" + rule.supersedes[i] + "\", which is not a rule of this rulebook");
+    }
     for (std::size_t i = 0; i < rule.must_match.size(); ++i) {
       for (const auto& [name, value] : rule.must_match[i].captures) {
         (void)value;

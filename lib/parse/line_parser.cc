@@ -345,8 +345,8 @@ bool parse_lmdeploy(std::string_view text, detail::HeaderView& event) {
 // TensorRT-LLM: "[TensorRT-LLM][ERROR] msg", "[05/10/2024-12:00:00] [TRT-LLM] [W] msg".
 bool parse_trtllm(std::string_view text, detail::HeaderView& event) {
   std::string_view rest = text;
-  if (rest.size() > 22 && rest[0] == '[' && rest[3] == '/' && rest[6] == '/' && rest[11] == '-' &&
-      rest[21] == ']') {
+  if (rest.size() > 21 && rest[0] == '[' && rest[3] == '/' && rest[6] == '/' && rest[11] == '-' &&
+      rest[20] == ']') {
     int month = detail::parse_fixed_digits(rest, 1, 2);
     int day = detail::parse_fixed_digits(rest, 4, 2);
     int year = detail::parse_fixed_digits(rest, 7, 4);
@@ -357,9 +357,9 @@ bool parse_trtllm(std::string_view text, detail::HeaderView& event) {
         hour < 24 && minute >= 0 && minute < 60 && second >= 0 && second <= 60) {
       event.has_timestamp = true;
       event.timestamp = Timestamp{year, month, day, hour, minute, second, 0};
-      event.timestamp_text = rest.substr(1, 20);
+      event.timestamp_text = rest.substr(1, 19);
     }
-    rest.remove_prefix(rest.size() > 22 && rest[22] == ' ' ? 23 : 22);
+    rest.remove_prefix(rest[21] == ' ' ? 22 : 21);
   }
   std::string_view level;
   if (starts_with(rest, "[TensorRT-LLM][")) {
@@ -421,6 +421,44 @@ std::size_t compose_prefix(std::string_view text) {
   return bar + 3;
 }
 
+// A log shipper's prefix in front of a server's own line: `docker logs
+// --timestamps` ("2025-01-17T10:00:00.123456789Z "), journald or syslog
+// ("Jan 17 10:00:00 host ollama[123]: "). Returns the index after it, or 0.
+std::size_t shipper_prefix(std::string_view text, Timestamp& ts) {
+  if (!text.empty() && is_digit(text[0])) {
+    std::size_t end = parse_rfc3339(text, 0, ts);
+    if (end > 0 && end < text.size() && text[end] == ' ') return end + 1;
+    return 0;
+  }
+  static constexpr std::array<std::string_view, 12> kMonths{
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (text.size() < 20 || text[3] != ' ') return 0;
+  int month = 0;
+  for (std::size_t m = 0; m < kMonths.size(); ++m)
+    if (text.substr(0, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
+  if (month == 0) return 0;
+  std::size_t pos = 4;
+  if (text[pos] == ' ') ++pos;
+  int day = 0;
+  while (pos < text.size() && is_digit(text[pos])) day = day * 10 + (text[pos++] - '0');
+  if (day < 1 || day > 31 || pos + 9 > text.size() || text[pos] != ' ') return 0;
+  int hour = detail::parse_fixed_digits(text, pos + 1, 2);
+  int minute = detail::parse_fixed_digits(text, pos + 4, 2);
+  int second = detail::parse_fixed_digits(text, pos + 7, 2);
+  if (hour < 0 || minute < 0 || second < 0 || text[pos + 3] != ':' || text[pos + 6] != ':') return 0;
+  pos += 9;
+  // host, then "program[pid]: " or "program: "
+  if (pos >= text.size() || text[pos] != ' ') return 0;
+  std::size_t host_end = text.find(' ', pos + 1);
+  if (host_end == std::string_view::npos) return 0;
+  std::size_t colon = text.find(": ", host_end + 1);
+  if (colon == std::string_view::npos || colon - host_end > 64) return 0;
+  for (std::size_t i = host_end + 1; i < colon; ++i)
+    if (text[i] == ' ') return 0;
+  ts = Timestamp{0, month, day, hour, minute, second, 0};
+  return colon + 2;
+}
+
 void reset(LineEvent& event, std::uint64_t line_number) {
   event.line = line_number;
   event.truncated = false;
@@ -458,6 +496,23 @@ HeaderView parse_header(std::string_view text) {
   if (std::size_t skip = compose_prefix(text); skip > 0) {
     HeaderView inner = parse_header(text.substr(skip));
     if (inner.dialect != Dialect::Unknown) return inner;
+  }
+  {
+    Timestamp shipped;
+    if (std::size_t skip = shipper_prefix(text, shipped); skip > 0) {
+      std::string_view rest = text.substr(skip);
+      // TGI's own lines start with the same kind of timestamp: only a known
+      // server line behind the prefix makes it a prefix.
+      HeaderView inner = parse_header(rest);
+      if (inner.dialect != Dialect::Unknown) {
+        if (!inner.has_timestamp) {
+          inner.has_timestamp = true;
+          inner.timestamp = shipped;
+          inner.timestamp_text = text.substr(0, skip - 1);
+        }
+        return inner;
+      }
+    }
   }
   if (parse_sglang(text, view)) return view;
   if (!text.empty()) {

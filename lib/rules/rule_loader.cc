@@ -27,12 +27,12 @@ constexpr std::array<std::string_view, 8> kServers{"any",      "sglang", "vllm",
                                                    "llamacpp", "trtllm", "lmdeploy", "ollama"};
 constexpr std::uintmax_t kMaxRuleFileBytes = 16u << 20;
 
-constexpr std::array<std::string_view, 25> kRuleFields{
+constexpr std::array<std::string_view, 26> kRuleFields{
     "id",          "title",       "category",    "severity",   "servers",     "pattern",
     "explanation", "remediation", "references",  "examples",   "$comment",    "description",
     "trigger",     "when",        "facts",       "config_dump", "config_keys", "phase",
     "starts_run",  "silent",      "wrapper",     "tier",       "raised_in",   "priority",
-    "hints"};
+    "hints",       "supersedes"};
 
 bool valid_param_name(std::string_view name) {
   if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
@@ -224,6 +224,7 @@ class RuleReader {
     read_servers(spec);
     read_remediation(spec);
     read_references(spec);
+    read_supersedes(spec);
     read_examples(spec);
     return checker_.count() == before;
   }
@@ -443,6 +444,23 @@ class RuleReader {
         continue;
       }
       spec.references.push_back((*it)[i].get<std::string>());
+    }
+  }
+
+  void read_supersedes(RuleSpec& spec) {
+    auto it = rule_.find("supersedes");
+    if (it == rule_.end()) return;
+    if (!it->is_array()) {
+      fail("rule.wrong-type", "/supersedes", "field \"supersedes\" must be an array of rule ids");
+      return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& id = (*it)[i];
+      if (!id.is_string() || !valid_rule_id(id.get<std::string>())) {
+        fail("rule.wrong-type", "/supersedes/" + std::to_string(i), "a rule id such as \"pytorch.cuda.out-of-memory\"");
+        continue;
+      }
+      spec.supersedes.push_back(id.get<std::string>());
     }
   }
 

@@ -134,3 +134,62 @@ TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD; valid UTF-8 is kept", "[pa
   logrx::sanitize_line("cut \xE2\x96", out);
   CHECK(out == "cut \xEF\xBF\xBD\xEF\xBF\xBD");
 }
+
+TEST_CASE("The other servers' line formats are recognised", "[parse][dialects]") {
+  LineEvent e;
+  parse_line("2024-06-12T10:00:20.912333Z ERROR text_generation_launcher: Webserver Crashed", 1, e);
+  CHECK(e.dialect == Dialect::TGI);
+  CHECK(e.level == "ERROR");
+  CHECK(e.timestamp.year == 2024);
+  CHECK(e.message == "text_generation_launcher: Webserver Crashed");
+
+  parse_line("time=2025-03-01T10:00:00.000Z level=WARN source=runner.go:130 msg=\"truncating input prompt\" limit=2048", 2, e);
+  CHECK(e.dialect == Dialect::Ollama);
+  CHECK(e.level == "WARNING");
+  CHECK(e.source == "runner.go:130");
+  CHECK(e.message == "msg=\"truncating input prompt\" limit=2048");
+
+  parse_line("[GIN] 2025/03/01 - 10:00:02 | 200 |  1.2s | 127.0.0.1 | POST \"/api/chat\"", 3, e);
+  CHECK(e.dialect == Dialect::Ollama);
+
+  parse_line("srv  log_server_r: request: POST /completion 127.0.0.1 200", 4, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  parse_line("llama_model_load: error loading model: unknown model architecture: 'gemma4'", 5, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+
+  parse_line("2024-05-10 12:00:00,123 - lmdeploy - ERROR - engine.py:1 - No enough blocks", 6, e);
+  CHECK(e.dialect == Dialect::LMDeploy);
+  CHECK(e.level == "ERROR");
+  parse_line("[TM][WARNING] [LlamaTritonModel] `max_context_token_num` is not set", 7, e);
+  CHECK(e.dialect == Dialect::LMDeploy);
+  CHECK(e.level == "WARNING");
+
+  parse_line("[05/10/2024-12:00:00] [TRT-LLM] [E] Executor creation failed", 8, e);
+  CHECK(e.dialect == Dialect::TRTLLM);
+  CHECK(e.level == "ERROR");
+  CHECK(e.timestamp.year == 2024);
+  parse_line("[TensorRT-LLM][ERROR] Assertion failed: mNextBlocks.empty()", 9, e);
+  CHECK(e.dialect == Dialect::TRTLLM);
+  CHECK(e.message == "Assertion failed: mNextBlocks.empty()");
+}
+
+TEST_CASE("Compose, docker --timestamps and syslog prefixes are looked through", "[parse][dialects]") {
+  LineEvent e;
+  parse_line("vllm-1  | INFO 05-12 10:00:00 [api_server.py:1] vLLM API server version 0.8.5", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.message == "vLLM API server version 0.8.5");
+
+  parse_line("2025-01-17T10:00:00.123456789Z [2026-05-23 07:40:53] Load weight begin. avail mem=50.69 GB", 2, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.message == "Load weight begin. avail mem=50.69 GB");
+
+  parse_line("Jan 17 10:00:00 gpu1 ollama[1234]: time=2025-01-17T10:00:00.000Z level=INFO source=routes.go:1 msg=\"Listening on [::]:11434\"", 3, e);
+  CHECK(e.dialect == Dialect::Ollama);
+
+  // Not a prefix: an unknown line behind it stays as it is.
+  parse_line("Jan 17 10:00:00 gpu1 kernel: Out of memory: Killed process 1234 (python3)", 4, e);
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.message == "Jan 17 10:00:00 gpu1 kernel: Out of memory: Killed process 1234 (python3)");
+  parse_line("ValueError: a | b", 5, e);
+  CHECK(e.dialect == Dialect::Unknown);
+}
