@@ -154,6 +154,7 @@ struct Analyzer::Impl {
     std::string text;
     std::uint64_t line = 0;
   } cut;
+  bool unescaping = false;         // find_matches is trying the unescaped message
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
   struct LightLine {

@@ -115,7 +115,31 @@ std::string term_name(const std::vector<Token>& tokens, std::size_t from, std::s
   return last;
 }
 
+// The last few words of tokens[from, to), lower-case, without "'s".
+std::vector<std::string> last_words(const std::vector<Token>& tokens, std::size_t from, std::size_t to) {
+  std::vector<std::string> words;
+  for (std::size_t i = to; i-- > from && words.size() < 3;) {
+    if (tokens[i].is_value) break;
+    std::string w = tokens[i].text;
+    if (w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0) w.resize(w.size() - 2);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    words.insert(words.begin(), w);
+  }
+  return words;
+}
+
 }  // namespace
+
+std::vector<std::string> term_keys(const std::string& name, const std::vector<std::string>& words) {
+  std::vector<std::string> keys;
+  if (!name.empty()) keys.push_back(name);
+  for (std::size_t n = std::min<std::size_t>(3, words.size()); n >= 2; --n) {
+    std::string key;
+    for (std::size_t i = words.size() - n; i < words.size(); ++i) key += (key.empty() ? "" : "_") + words[i];
+    keys.push_back(key);
+  }
+  return keys;
+}
 
 std::string flag_spelling(std::string_view name) {
   std::string out = "--";
@@ -213,6 +237,7 @@ std::vector<Comparison> find_comparisons(std::string_view message) {
     if (first_value < rtokens.size() && first_value <= 8) {
       cmp.bound_value = rtokens[first_value].number;
       cmp.bound = term_name(rtokens, 0, first_value);
+      cmp.bound_words = last_words(rtokens, 0, first_value);
     } else {
       cmp.bound = term_name(rtokens, 0, std::min<std::size_t>(rtokens.size(), 4));
     }
@@ -236,10 +261,12 @@ std::vector<Comparison> find_comparisons(std::string_view message) {
       cmp.subject_value = ltokens[last_value].number;
       std::size_t from = last_value > 3 ? last_value - 3 : 0;
       cmp.subject = term_name(ltokens, from, last_value);
+      cmp.subject_words = last_words(ltokens, from, last_value);
       if (cmp.subject.empty()) cmp.subject = term_name(ltokens, from, ltokens.size());
     } else {
       std::size_t from = ltokens.size() > 3 ? ltokens.size() - 3 : 0;
       cmp.subject = term_name(ltokens, from, ltokens.size());
+      cmp.subject_words = last_words(ltokens, from, ltokens.size());
     }
     if (cmp.subject.empty() && !cmp.subject_value) continue;
     out.push_back(std::move(cmp));

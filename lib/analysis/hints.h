@@ -31,7 +31,15 @@ struct Comparison {
   std::string bound;    // name after the relation ("" when a bare number)
   std::optional<double> bound_value;
   bool stated_violation = false;  // "X (a) is greater than Y (b)": the message claims a violates it
+  // The words of each term as written ("model's context length"), for
+  // settings a message names in prose: "context_length" then "length".
+  std::vector<std::string> subject_words;
+  std::vector<std::string> bound_words;
 };
+
+// Names a term may stand for: its key ("max_model_len"), then its last three
+// and two words joined ("model_context_length", "context_length").
+std::vector<std::string> term_keys(const std::string& name, const std::vector<std::string>& words);
 
 std::vector<Mention> find_mentions(std::string_view message);
 std::vector<Comparison> find_comparisons(std::string_view message);

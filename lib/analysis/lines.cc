@@ -46,7 +46,8 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
     if (is_error_level(header.level) ||
         (!is_quiet_level(header.level) &&
          (is_exception_line(header.message) || reports_error(header.message))) ||
-        (previous > 0 && previous_cut && may_continue(header.dialect, header.message))) {
+        (previous > 0 && previous_cut && may_continue(header.dialect, header.message)) ||
+        detail::has_escaped_quotes(header.message)) {
       block_needs_matching = true;
       return false;
     }
@@ -297,6 +298,27 @@ void Analyzer::Impl::find_matches() {
       continue;
     if (!rules.extract(index, event.message, scratch_captures)) continue;
     matches.push_back(Match{index, scratch_captures});
+  }
+  // A message inside a JSON error body or a repr ({"message": "... model\'s
+  // context ..."}) is matched as its author wrote it when nothing specific
+  // matched the escaped form.
+  bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+    return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+  });
+  if (!specific && !unescaping && detail::has_escaped_quotes(event.message)) {
+    std::string escaped = event.message;
+    event.message = detail::unescape_quotes(escaped);
+    unescaping = true;
+    std::vector<Match> before = std::move(matches);
+    find_matches();
+    unescaping = false;
+    bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+      return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+    });
+    if (!found) {
+      event.message = std::move(escaped);
+      matches = std::move(before);
+    }
   }
 }
 

@@ -54,11 +54,36 @@ bool Analyzer::Impl::reports_error(std::string_view message) {
   for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
                                  "failed", "FAILED", "Exception", "panic", "terminate called",
                                  "Killed", "Segmentation fault", "Aborted", "RuntimeError",
-                                 "CUDA error", "NCCL error", "Out of memory", "OOM"})
+                                 "CUDA error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
     if (detail::starts_with(message, start)) return true;
-  return message.find(" error: ") != std::string_view::npos ||
-         message.find("Error: ") != std::string_view::npos ||
-         message.find("] error") != std::string_view::npos;
+  // An exception printed as its repr: ValueError("...").
+  std::size_t name_end = 0;
+  while (name_end < message.size() &&
+         (std::isalnum(static_cast<unsigned char>(message[name_end])) || message[name_end] == '_' ||
+          message[name_end] == '.'))
+    ++name_end;
+  std::string_view name = message.substr(0, name_end);
+  if (name_end < message.size() && message[name_end] == '(' &&
+      (detail::ends_with(name, "Error") || detail::ends_with(name, "Exception")))
+    return true;
+  // An error response a client printed: {"object":"error", ...}.
+  if (message.find("\"object\":\"error\"") != std::string_view::npos ||
+      message.find("'object': 'error'") != std::string_view::npos ||
+      message.find("\"object\": \"error\"") != std::string_view::npos)
+    return true;
+  if (message.find(" error: ") != std::string_view::npos ||
+      message.find("Error: ") != std::string_view::npos ||
+      message.find("] error") != std::string_view::npos ||
+      message.find("[error]") != std::string_view::npos)
+    return true;
+  // Tools that pad the word: "line 146; error   : Feature ... requires ...".
+  for (std::size_t at = message.find("error"); at != std::string_view::npos;
+       at = message.find("error", at + 5)) {
+    std::size_t k = at + 5;
+    while (k < message.size() && message[k] == ' ') ++k;
+    if (k > at + 5 && k < message.size() && message[k] == ':') return true;
+  }
+  return false;
 }
 
 // Turns the best candidate of the event (or line) into a finding when no
@@ -185,8 +210,13 @@ void Analyzer::Impl::add_hints(Finding& f) const {
   };
   auto integral = [](double v) { return v == static_cast<double>(static_cast<long long>(v)); };
   for (const detail::Comparison& cmp : detail::find_comparisons(f.message)) {
-    std::string subject = known_flag(cmp.subject);
-    std::string bound = known_flag(cmp.bound);
+    auto first_known = [&](const std::string& name, const std::vector<std::string>& words) {
+      for (const std::string& key : detail::term_keys(name, words))
+        if (std::string flag = known_flag(key); !flag.empty()) return flag;
+      return std::string();
+    };
+    std::string subject = first_known(cmp.subject, cmp.subject_words);
+    std::string bound = first_known(cmp.bound, cmp.bound_words);
     if (cmp.subject_value && cmp.bound_value) {
       double a = *cmp.subject_value;
       double b = *cmp.bound_value;

@@ -14,6 +14,42 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
 }
 
+inline bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// True when `text` carries quotes escaped for JSON or a Python repr (\' \").
+inline bool has_escaped_quotes(std::string_view text) {
+  for (std::size_t at = text.find('\\'); at != std::string_view::npos; at = text.find('\\', at + 1))
+    if (at + 1 < text.size() && (text[at + 1] == '\'' || text[at + 1] == '"')) return true;
+  return false;
+}
+
+// A message as its author wrote it, from a JSON or repr rendering of it:
+// \' and \" become quotes, \n and \t spaces.
+inline std::string unescape_quotes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      char next = text[i + 1];
+      if (next == '\'' || next == '"') {
+        out += next;
+        ++i;
+        continue;
+      }
+      if (next == 'n' || next == 't') {
+        out += ' ';
+        ++i;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 // Parses exactly `count` decimal digits at text[pos...]; -1 when they are not there.
 inline int parse_fixed_digits(std::string_view text, std::size_t pos, std::size_t count) {
   if (pos + count > text.size()) return -1;
