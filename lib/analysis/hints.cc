@@ -174,7 +174,9 @@ std::vector<Mention> find_mentions(std::string_view message) {
     while (!word.empty() && (word.back() == '.' || word.back() == '-')) word.remove_suffix(1);
     std::size_t after = i + word.size();
     i = j;
-    if (word.size() < 4) continue;
+    // Names are short; a long run of word characters is data, and comparing
+    // it with every known flag would cost time for nothing.
+    if (word.size() < 4 || word.size() > 64) continue;
     std::optional<std::string> value;
     if (after < message.size() && message[after] == '=') {
       std::size_t k = after + 1;
