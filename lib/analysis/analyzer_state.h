@@ -155,6 +155,7 @@ struct Analyzer::Impl {
     std::uint64_t line = 0;
   } cut;
   bool unescaping = false;         // find_matches is trying the unescaped message
+  const std::map<std::string, Value>* lookup_overrides = nullptr;  // refine_serverless_findings
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
   struct LightLine {
@@ -235,6 +236,9 @@ struct Analyzer::Impl {
                       const std::string& rule_id, const std::string& what) const;
   Finding make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
                        std::uint64_t line) const;
+  std::vector<RemediationItem> build_remediation(std::size_t index,
+                                                 const std::map<std::string, std::string>* captures) const;
+  void refine_serverless_findings();
   void add_finding(Finding f);
   // Merges the same message from several ranks (or repeated) into one finding.
   void store(Finding f);

@@ -69,6 +69,10 @@ std::optional<Value> Analyzer::Impl::lookup(const std::string& name,
     auto it = captures->find(name);
     if (it != captures->end()) return Value::of(it->second);
   }
+  if (lookup_overrides != nullptr) {
+    auto it = lookup_overrides->find(name);
+    if (it != lookup_overrides->end()) return it->second;
+  }
   if (auto it = run.facts.find(name); it != run.facts.end()) return it->second;
   if (name == "phase") return Value::of(std::string(kPhases[run.phase]));
   if (name == "run") return Value::of(static_cast<double>(run.number));
@@ -113,7 +117,6 @@ std::string Analyzer::Impl::display(const std::string& text, const detail::Looku
 Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::string, std::string>* captures,
                      std::uint64_t line) const {
   const RuleSpec& rule = rules.rules[index];
-  const CompiledRule& compiled = rules.compiled[index];
   auto plain = lookup_for(captures);
   Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
   f.title = display(rule.title, plain, rule.id, "title");
@@ -128,6 +131,16 @@ Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::stri
   f.explanation = detail::expand_display(rule.explanation, plain);
   f.phase = kPhases[run.phase];
   if (captures != nullptr) f.captures = *captures;
+  f.remediation = build_remediation(index, captures);
+  return f;
+}
+
+std::vector<RemediationItem> Analyzer::Impl::build_remediation(
+    std::size_t index, const std::map<std::string, std::string>* captures) const {
+  const RuleSpec& rule = rules.rules[index];
+  const CompiledRule& compiled = rules.compiled[index];
+  auto plain = lookup_for(captures);
+  std::vector<RemediationItem> items;
   for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
     const RemediationSpec& spec = rule.remediation[i];
     const CompiledRemediation& compiled_item = compiled.remediation[i];
@@ -152,10 +165,37 @@ Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::stri
     item.why = display(spec.why, lookup_for(captures, value), rule.id, "why of " + spec.name);
     item.alternative = spec.alternative;
     item.rule_id = rule.id;
-    f.remediation.push_back(std::move(item));
+    items.push_back(std::move(item));
   }
-  return f;
+  return items;
 }
+
+// Interleaved processes, reversed pastes and excerpts that start with the
+// error name their server only after it: once the launch ends, findings made
+// without a server get their server's remediation, as of the phase they
+// happened in.
+void Analyzer::Impl::refine_serverless_findings() {
+  Dialect known = run.server != Dialect::Unknown ? run.server : stream_dialect;
+  if (known == Dialect::Unknown) return;
+  std::string server(to_string(known));
+  auto refine = [&](Finding& f) {
+    if (f.server != "unknown" || f.run != run.number) return;
+    const RuleSpec* spec = rulebook.find(f.rule_id);
+    if (spec == nullptr || spec->trigger != Trigger::Line) return;
+    auto it = std::lower_bound(rules.rules.begin(), rules.rules.end(), f.rule_id,
+                               [](const RuleSpec& r, const std::string& id) { return r.id < id; });
+    if (it == rules.rules.end() || it->id != f.rule_id) return;
+    std::size_t index = static_cast<std::size_t>(it - rules.rules.begin());
+    std::map<std::string, Value> overrides{{"server", Value::of(server)}, {"phase", Value::of(f.phase)}};
+    lookup_overrides = &overrides;
+    f.server = server;
+    f.remediation = build_remediation(index, &f.captures);
+    if (spec->tier != Tier::Rule || spec->hints) add_hints(f);
+    lookup_overrides = nullptr;
+  };
+  for (std::size_t i = run.first_finding; i < report.findings.size(); ++i) refine(report.findings[i]);
+}
+
 
 void Analyzer::Impl::add_finding(Finding f) {
   if (f.severity >= Severity::Error) ++run.errors;

@@ -24,6 +24,7 @@ void Analyzer::Impl::close_run() {
     f.message = detail::expand_display(rules.rules[rule_index].title, lookup_for(nullptr));
     add_finding(std::move(f));
   }
+  refine_serverless_findings();
   link_wrappers();
   RunInfo info;
   info.run = run.number;

@@ -112,3 +112,18 @@ TEST_CASE("A message cut by a terminal is matched across the two lines", "[analy
   REQUIRE(f->evidence.size() == 2);
   CHECK(f->evidence[0].line == 2);
 }
+
+TEST_CASE("A finding made before the log names its server gets that server's fix", "[analysis][tiers]") {
+  auto book = load_builtin();
+  // A pasted excerpt whose error comes before any vLLM line.
+  auto report = scan_text(book,
+                          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                          "total capacity of 23.68 GiB of which 1.02 GiB is free.\n"
+                          "INFO 05-12 10:00:00 [api_server.py:1] vLLM API server version 0.8.5\n");
+  const Finding* f = nullptr;
+  for (const Finding& each : report.findings)
+    if (each.rule_id == "pytorch.cuda.out-of-memory") f = &each;
+  REQUIRE(f != nullptr);
+  CHECK(f->server == "vllm");
+  CHECK(item(*f, "--gpu-memory-utilization") != nullptr);
+}
