@@ -151,6 +151,7 @@ struct Analyzer::Impl {
   bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
   struct {
     std::string message;  // of the previous line, when it may have been cut
+    std::vector<std::size_t> rules;  // the rules that line matched alone
     std::string text;
     std::uint64_t line = 0;
   } cut;
@@ -255,8 +256,9 @@ struct Analyzer::Impl {
   // message goes on in the next line, which has no header.
   static bool may_be_cut(std::string_view message);
   static bool may_continue(Dialect dialect, std::string_view message);
-  // When neither this line nor the one before matched a specific rule and
-  // this one continues the other, the two are matched as one message.
+  // When this line did not match a specific rule and continues the one
+  // before, the two are matched as one message; rules the first line matched
+  // alone are left out.
   void rejoin_cut_line(bool may_match);
 
   // ---- structure and lexical tiers -------------------------------------------

@@ -243,8 +243,9 @@ bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message) {
          !opens_traceback(message) && !is_chain_marker(message);
 }
 
-// When neither this line nor the one before matched a specific rule and
-// this one continues the other, the two are matched as one message.
+// When this line did not match a specific rule and continues the one
+// before, the two are matched as one message; rules the first line matched
+// alone are left out.
 void Analyzer::Impl::rejoin_cut_line(bool may_match) {
   bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
     return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
@@ -252,7 +253,9 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
   bool join = may_match && !specific && !cut.message.empty() && cut.line + 1 == event.line &&
               may_continue(event.dialect, event.message);
   std::string previous = std::move(cut.message);
+  std::vector<std::size_t> previous_rules = std::move(cut.rules);
   cut.message.clear();
+  cut.rules.clear();
   if (join) {
     std::string own = event.message;
     std::vector<Match> own_matches = std::move(matches);
@@ -260,6 +263,13 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
       event.message = previous + glue + own;
       if (options.redact) redact_secrets(event.message);
       find_matches();
+      // What the first line already said alone is not said again.
+      matches.erase(std::remove_if(matches.begin(), matches.end(),
+                                   [&](const Match& m) {
+                                     return std::find(previous_rules.begin(), previous_rules.end(),
+                                                      m.rule) != previous_rules.end();
+                                   }),
+                    matches.end());
       bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
         return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
       });
@@ -272,10 +282,11 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
     event.message = std::move(own);
     matches = std::move(own_matches);
   }
-  if (!specific && may_be_cut(event.message)) {
+  if (may_be_cut(event.message)) {
     cut.message = event.message;
     cut.text = event.text;
     cut.line = event.line;
+    for (const Match& m : matches) cut.rules.push_back(m.rule);
   }
 }
 

@@ -404,6 +404,23 @@ bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
   return false;
 }
 
+// glog, as Triton and other C++ servers write it: "E1103 02:59:01.152656
+// 81041 backend_model.cc:553] message". The server is not known from it, so
+// only the level and the message are taken.
+bool parse_glog(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 24 || std::string_view("IWEF").find(text[0]) == std::string_view::npos) return false;
+  if (!is_digit(text[1]) || !is_digit(text[4]) || text[5] != ' ' || text[8] != ':' || text[11] != ':')
+    return false;
+  std::size_t close = text.find("] ", 12);
+  if (close == std::string_view::npos || close > 80) return false;
+  std::string_view where = text.substr(12, close - 12);
+  if (where.find(':') == std::string_view::npos) return false;
+  static constexpr std::string_view kGlogLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
+  event.level = kGlogLevels[std::string_view("IWEF").find(text[0])];
+  event.message = text.substr(close + 2);
+  return true;
+}
+
 // "vllm-1  | " (docker compose) in front of a server's own line. Returns the
 // index after it, or 0.
 std::size_t compose_prefix(std::string_view text) {
@@ -543,7 +560,10 @@ HeaderView parse_header(std::string_view text) {
     return view;
   }
   // A failed SGLang or vLLM attempt may have set fields; a plain line has none.
-  return HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
+  view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
+  detail::HeaderView glog;
+  if (parse_glog(text, glog)) return glog;
+  return view;
 }
 
 void parse_header(LineEvent& event) {
