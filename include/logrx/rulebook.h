@@ -82,6 +82,10 @@ struct RuleSpec {
   // Rules this one makes redundant: when both fire on one line, only this
   // one reports (a server's own reading of a generic PyTorch message).
   std::vector<std::string> supersedes;
+  // A facts rule after which this one has nothing left to say in the launch
+  // (a statistic that fed it): once that rule fired, this one is skipped,
+  // which keeps busy serving traffic off the full matching path.
+  std::string retire_after;
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;

@@ -79,7 +79,7 @@ void Analyzer::feed(std::string_view bytes) {
     if (impl.run.phase == 5) impl.serving_bytes += block.size();
     if (plain && impl.run.phase == 5 && impl.serving_bytes > kPrefilterAfterBytes &&
         !impl.options.include_silent && !impl.unmatched_callback && impl.rules.has_prefilter()) {
-      may_match = impl.rules.block_may_match(block, impl.prefilter_scratch);
+      may_match = impl.rules.block_may_match(block, impl.prefilter_scratch, impl.retired);
     }
     if (may_match) {
       run_lines(block, true, plain);

@@ -155,6 +155,7 @@ struct Analyzer::Impl {
     std::string text;
     std::uint64_t line = 0;
   } cut;
+  std::vector<char> retired;       // by rule index: retired in this launch (retire_after)
   bool unescaping = false;         // find_matches is trying the unescaped message
   const std::map<std::string, Value>* lookup_overrides = nullptr;  // refine_serverless_findings
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's

@@ -265,6 +265,11 @@ void Analyzer::Impl::evaluate_fact_rules() {
     if (!rules.applies_to(rule_index, run.server)) continue;
     if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
     run.fired_fact_rules.insert(rule_index);
+    for (std::size_t r = 0; r < rules.compiled.size(); ++r) {
+      if (rules.compiled[r].retire_after != static_cast<int>(rule_index)) continue;
+      if (retired.empty()) retired.assign(rules.compiled.size(), 0);
+      retired[r] = 1;
+    }
     if (rules.rules[rule_index].silent && !options.include_silent) continue;
     Finding f = make_finding(rule_index, nullptr, event.line);
     f.message = f.title;

@@ -307,6 +307,7 @@ void Analyzer::Impl::find_matches() {
     // in that phase they have nothing left to do.
     if (compiled.phase_only && !options.include_silent && run.phase >= compiled.phase_index)
       continue;
+    if (!retired.empty() && retired[index] && !options.include_silent) continue;
     if (!rules.extract(index, event.message, scratch_captures)) continue;
     matches.push_back(Match{index, scratch_captures});
   }

@@ -9,6 +9,7 @@ using namespace detail;
 
 void Analyzer::Impl::start_run(int number) {
   run = Run{};
+  std::fill(retired.begin(), retired.end(), 0);
   if (auto known = parse_dialect(options.server)) run.server = *known;
   run.number = number;
   run.first_finding = report.findings.size();

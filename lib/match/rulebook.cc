@@ -45,6 +45,7 @@ void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& ru
     int id = 0;
     if (impl.prefilter->Add(rules[i].pattern, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError)
       return;
+    impl.prefilter_rules.push_back(static_cast<int>(i));
   }
   std::vector<std::string> atoms;
   impl.prefilter->Compile(&atoms);
@@ -224,7 +225,8 @@ bool Rulebook::Impl::has_prefilter() const {
   return prefilter_ok;
 }
 
-bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch) const {
+bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch,
+                                     const std::vector<char>& retired) const {
   if (!has_prefilter()) return true;
   if (!scratch.scanner) build_stream_scanner(block, scratch);
   bool tune = scratch.rebuilds < kMaxScannerRebuilds;
@@ -237,7 +239,10 @@ bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& s
   scratch.atoms.insert(scratch.atoms.end(), scratch.assumed.begin(), scratch.assumed.end());
   prefilter->AllPotentials(scratch.atoms, &scratch.potentials);
   if (tune) tune_stream_scanner(block, scratch);
-  return !scratch.potentials.empty();
+  if (retired.empty()) return !scratch.potentials.empty();
+  return std::any_of(scratch.potentials.begin(), scratch.potentials.end(), [&](int id) {
+    return !retired[static_cast<std::size_t>(prefilter_rules[static_cast<std::size_t>(id)])];
+  });
 }
 
 // Atoms whose anchors keep passing the scanner's bit test (because they
@@ -471,6 +476,16 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       compiled.remediation.push_back(std::move(out));
     }
     check_template(errors, rule, rule.title, "/title", known);
+    if (!rule.retire_after.empty()) {
+      auto it = std::find_if(rules.begin(), rules.end(),
+                             [&](const RuleSpec& other) { return other.id == rule.retire_after; });
+      if (it == rules.end() || it->trigger != Trigger::Facts) {
+        add_error(errors, rule, "rule.unknown-rule", "/retire_after",
+                  "retire_after names \"" + rule.retire_after + "\", which is not a facts rule of this rulebook");
+      } else {
+        compiled.retire_after = static_cast<int>(it - rules.begin());
+      }
+    }
     for (std::size_t i = 0; i < rule.supersedes.size(); ++i) {
       bool exists = std::any_of(rules.begin(), rules.end(),
                                 [&](const RuleSpec& other) { return other.id == rule.supersedes[i]; });

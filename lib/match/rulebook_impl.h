@@ -34,6 +34,7 @@ struct CompiledRule {
   // Silent rules whose only effect is to move the run to a phase: once the
   // run is there, matching them again changes nothing.
   bool phase_only = false;
+  int retire_after = -1;  // index of the facts rule that retires this one in a launch
   std::size_t phase_index = 0;
 };
 
@@ -78,7 +79,11 @@ struct Rulebook::Impl {
     std::vector<int> potentials;
   };
   // False only when no serving-time line rule can match any line of block.
-  bool block_may_match(std::string_view block, PrefilterScratch& scratch) const;
+  // `retired` (by rule index, may be empty) lists rules the stream no longer
+  // matches in its current launch.
+  bool block_may_match(std::string_view block, PrefilterScratch& scratch,
+                       const std::vector<char>& retired) const;
+  mutable std::vector<int> prefilter_rules;  // prefilter id -> rule index
   static constexpr int kMaxScannerRebuilds = 32;
   void build_stream_scanner(std::string_view sample, PrefilterScratch& scratch) const;
   void tune_stream_scanner(std::string_view block, PrefilterScratch& scratch) const;
