@@ -165,7 +165,7 @@ TEST_CASE("Wrappers link to their root cause and never outrank it", "[analysis][
   CHECK(orphan->explanation.find("dmesg") != std::string::npos);
 }
 
-TEST_CASE("A run that ends before ready is info; with evidence of an exit it died", "[analysis][runs]") {
+TEST_CASE("A run that ends before ready is info, and with evidence of an exit it died", "[analysis][runs]") {
   auto book = load_builtin();
   const std::string start =
       "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
