@@ -58,7 +58,7 @@ TEST_CASE("Traceback lines without header inherit the stream's server", "[analys
   for (const auto& f : vllm.findings) CHECK(f.rule_id != "sglang.memory.not-enough-memory");
 }
 
-TEST_CASE("Remediation values are expanded from captures; a missing capture drops the item",
+TEST_CASE("Remediation values are expanded from captures, a missing capture drops the item",
           "[analysis][remediation]") {
   auto book = load_builtin();
   auto with_estimate = scan_text(

@@ -68,7 +68,7 @@ TEST_CASE("An excerpt that starts inside a traceback still has one", "[analysis]
   CHECK(f->event_start == 1);
 }
 
-TEST_CASE("Out-of-memory words make memory pressure; warnings never feed the tiers", "[analysis][tiers]") {
+TEST_CASE("Out-of-memory words make memory pressure, warnings never feed the tiers", "[analysis][tiers]") {
   auto book = load_builtin();
   auto oom = scan_text(book, "RuntimeError: the allocator reports out of memory on device 0\n");
   REQUIRE(strongest(oom) != nullptr);

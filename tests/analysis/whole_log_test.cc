@@ -24,7 +24,7 @@ const std::string kOom =
 
 }  // namespace
 
-TEST_CASE("A launch banner after progress starts a new run; earlier findings are stale",
+TEST_CASE("A launch banner after progress starts a new run, earlier findings are stale",
           "[analysis][runs]") {
   auto book = load_builtin();
   auto report = scan_text(book,
@@ -52,7 +52,7 @@ TEST_CASE("A launch banner after progress starts a new run; earlier findings are
   CHECK(report.remediation.empty());  // the latest run is healthy
 }
 
-TEST_CASE("vLLM's two banners belong to one launch; a repeated banner starts the next",
+TEST_CASE("vLLM's two banners belong to one launch, a repeated banner starts the next",
           "[analysis][runs]") {
   auto book = load_builtin();
   std::string launch =
@@ -62,7 +62,7 @@ TEST_CASE("vLLM's two banners belong to one launch; a repeated banner starts the
   CHECK(scan_text(book, launch + launch).runs.size() == 2);
 }
 
-TEST_CASE("Timestamps jumping backwards start a new run; small reorderings do not",
+TEST_CASE("Timestamps jumping backwards start a new run, small reorderings do not",
           "[analysis][runs]") {
   auto book = load_builtin();
   auto jump = scan_text(book,
@@ -256,7 +256,7 @@ TEST_CASE("Facts come from the config dump and from captures", "[analysis][facts
   CHECK(starved->remediation[1].value == std::optional<std::string>("102"));
 }
 
-TEST_CASE("A config dump that does not parse is a diagnostic; the scan goes on",
+TEST_CASE("A config dump that does not parse is a diagnostic, the scan goes on",
           "[analysis][facts]") {
   auto book = load_builtin();
   auto report = scan_text(book,

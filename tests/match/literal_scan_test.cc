@@ -45,7 +45,7 @@ TEST_CASE("Text without the literals, or shorter than them, finds nothing", "[ma
   CHECK(sorted_found(scanner, "ou").empty());
 }
 
-TEST_CASE("Literals shorter than a gram are refused; the stride follows the shortest",
+TEST_CASE("Literals shorter than a gram are refused, the stride follows the shortest",
           "[match][literal]") {
   CHECK_FALSE(LiteralScanner({"oom"}).ok());
   CHECK(LiteralScanner({"oomk"}).ok());

@@ -122,7 +122,7 @@ TEST_CASE("ANSI colour, OSC sequences and carriage returns are removed", "[parse
   CHECK(e.text == "beforeafterlink");
 }
 
-TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD; valid UTF-8 is kept", "[parse][sanitize]") {
+TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD, valid UTF-8 is kept", "[parse][sanitize]") {
   std::string out;
   logrx::sanitize_line(std::string("a\xff" "b\0c", 5), out);
   CHECK(out == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
