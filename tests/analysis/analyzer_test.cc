@@ -58,7 +58,7 @@ TEST_CASE("Traceback lines without header inherit the stream's server", "[analys
   for (const auto& f : vllm.findings) CHECK(f.rule_id != "sglang.memory.not-enough-memory");
 }
 
-TEST_CASE("Remediation values are expanded from captures, a missing capture drops the item",
+TEST_CASE("Remediation values are expanded from captures, or computed another way without them",
           "[analysis][remediation]") {
   auto book = load_builtin();
   auto with_estimate = scan_text(
@@ -78,8 +78,19 @@ TEST_CASE("Remediation values are expanded from captures, a missing capture drop
       "ValueError: To serve at least one request with the model's max seq len (262144), (24.00 "
       "GiB KV cache is needed, which is larger than the available KV cache memory (9.31 GiB). "
       "Try increasing.\n");
+  // Without vLLM's estimate, the length is scaled from the KV sizes the
+  // message gives: 262144 x 9.31 / 24.00 = 101690, rounded down to 1024.
   REQUIRE(without.findings.size() == 1);
-  for (const auto& item : without.findings[0].remediation) CHECK(item.name != "--max-model-len");
+  REQUIRE_FALSE(without.findings[0].remediation.empty());
+  CHECK(without.findings[0].remediation[0].name == "--max-model-len");
+  CHECK(without.findings[0].remediation[0].value == std::optional<std::string>("101376"));
+  CHECK(without.findings[0].remediation[0].why.find("101690") != std::string::npos);
+
+  // A missing capture drops an item that needs it: no value is guessed.
+  auto bare = scan_text(book, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n");
+  REQUIRE_FALSE(bare.findings.empty());
+  for (const auto& item : bare.findings[0].remediation)
+    if (item.name == "--mem-fraction-static") CHECK_FALSE(item.value.has_value());
 }
 
 TEST_CASE("The callback sees each finding as it is found", "[analysis][analyzer]") {

@@ -178,7 +178,7 @@ TEST_CASE("A run that ends before ready is info, and with evidence of an exit it
   CHECK(ends->severity == logrx::Severity::Info);
   CHECK(ends->title.find("loading_weights") != std::string::npos);
   // An exit the log reports is.
-  auto killed = scan_text(book, start + "Segmentation fault (core dumped)\n");
+  auto killed = scan_text(book, start + "[2026-05-23 07:40:50] INFO:     Finished server process [1]\n");
   const Finding* died = find(killed, "logrx.run.died-before-ready");
   REQUIRE(died != nullptr);
   CHECK(died->severity == logrx::Severity::Error);
