@@ -56,20 +56,22 @@ TemplateRefs template_references(std::string_view text) {
   return refs;
 }
 
+// The value of one reference: a name or "= expression".
+static std::optional<Value> resolve(std::string_view ref, const Lookup& lookup) {
+  if (!is_expression(ref)) return lookup(std::string(ref));
+  // Templates are checked when the rulebook loads, so this parse cannot
+  // fail; it runs only for lines that fired a rule.
+  if (auto e = Expression::parse(ref.substr(1), nullptr)) return e->evaluate(lookup);
+  return std::nullopt;
+}
+
 std::optional<std::string> expand_template(std::string_view text, const Lookup& lookup) {
   std::string out;
   bool missing = false;
   std::string error = walk(
       text, [&](std::string_view piece) { out.append(piece); },
       [&](std::string_view ref) {
-        std::optional<Value> value;
-        if (is_expression(ref)) {
-          // Templates are checked when the rulebook loads, so this parse
-          // cannot fail; it runs only for lines that fired a rule.
-          if (auto e = Expression::parse(ref.substr(1), nullptr)) value = e->evaluate(lookup);
-        } else {
-          value = lookup(std::string(ref));
-        }
+        std::optional<Value> value = resolve(ref, lookup);
         if (!value) {
           missing = true;
           return false;
@@ -86,13 +88,7 @@ std::string expand_display(std::string_view text, const Lookup& lookup) {
   std::string error = walk(
       text, [&](std::string_view piece) { out.append(piece); },
       [&](std::string_view ref) {
-        std::optional<Value> value;
-        if (is_expression(ref)) {
-          if (auto e = Expression::parse(ref.substr(1), nullptr)) value = e->evaluate(lookup);
-        } else {
-          value = lookup(std::string(ref));
-        }
-        if (value) out.append(value->to_string());
+        if (std::optional<Value> value = resolve(ref, lookup)) out.append(value->to_string());
         return true;
       });
   if (!error.empty()) return std::string(text);
