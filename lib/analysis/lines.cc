@@ -41,13 +41,16 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
     detail::HeaderView header = detail::parse_header(line);
     // The prefilter leaves out the structure and lexical rules: an error
     // line needs the full path so that they can still speak.
-    std::size_t previous = light_lines.empty() ? cut.message.size() : light_lines.back().header.message.size();
-    bool previous_cut = light_lines.empty() ? !cut.message.empty() : may_be_cut(light_lines.back().header.message);
+    // A line that may continue a cut one, joined with it, may match.
+    auto continues_cut = [&] {
+      if (!may_continue(header.dialect, header.message)) return false;
+      return light_lines.empty() ? !cut.message.empty()
+                                 : may_be_cut(light_lines.back().header.message);
+    };
     if (is_error_level(header.level) ||
         (!is_quiet_level(header.level) &&
          (is_exception_line(header.message) || reports_error(header.message))) ||
-        (previous > 0 && previous_cut && may_continue(header.dialect, header.message)) ||
-        detail::has_escaped_quotes(header.message)) {
+        continues_cut() || detail::has_escaped_quotes(header.message)) {
       block_needs_matching = true;
       return false;
     }

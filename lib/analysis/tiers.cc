@@ -51,11 +51,19 @@ bool Analyzer::Impl::reports_error(std::string_view message) {
   std::size_t i = 0;
   while (i < message.size() && message[i] == ' ') ++i;
   message.remove_prefix(i);
-  for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
-                                 "failed", "FAILED", "Exception", "panic", "terminate called",
-                                 "Killed", "Segmentation fault", "Aborted", "RuntimeError",
-                                 "CUDA error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
-    if (detail::starts_with(message, start)) return true;
+  if (message.empty()) return false;
+  if (std::string_view("EeFfpKSARCNOt").find(message[0]) != std::string_view::npos) {
+    for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
+                                   "failed", "FAILED", "Exception", "panic", "terminate called",
+                                   "Killed", "Segmentation fault", "Aborted", "RuntimeError",
+                                   "CUDA error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
+      if (detail::starts_with(message, start)) return true;
+  }
+  // Everything below names an error ("error", "Error", "ERROR"); a line
+  // without those letters is settled here (this runs on every light line).
+  if (message.find("rror") == std::string_view::npos &&
+      message.find("RROR") == std::string_view::npos)
+    return false;
   // An exception printed as its repr: ValueError("...").
   std::size_t name_end = 0;
   while (name_end < message.size() &&

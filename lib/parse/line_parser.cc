@@ -424,7 +424,7 @@ bool parse_glog(std::string_view text, detail::HeaderView& event) {
 // "vllm-1  | " (docker compose) in front of a server's own line. Returns the
 // index after it, or 0.
 std::size_t compose_prefix(std::string_view text) {
-  std::size_t bar = text.find(" | ");
+  std::size_t bar = text.substr(0, 68).find(" | ");
   if (bar == std::string_view::npos || bar == 0 || bar > 64) return 0;
   std::size_t name_end = bar;
   while (name_end > 0 && text[name_end - 1] == ' ') --name_end;
@@ -510,27 +510,6 @@ void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent
 
 HeaderView parse_header(std::string_view text) {
   HeaderView view;
-  if (std::size_t skip = compose_prefix(text); skip > 0) {
-    HeaderView inner = parse_header(text.substr(skip));
-    if (inner.dialect != Dialect::Unknown) return inner;
-  }
-  {
-    Timestamp shipped;
-    if (std::size_t skip = shipper_prefix(text, shipped); skip > 0) {
-      std::string_view rest = text.substr(skip);
-      // TGI's own lines start with the same kind of timestamp: only a known
-      // server line behind the prefix makes it a prefix.
-      HeaderView inner = parse_header(rest);
-      if (inner.dialect != Dialect::Unknown) {
-        if (!inner.has_timestamp) {
-          inner.has_timestamp = true;
-          inner.timestamp = shipped;
-          inner.timestamp_text = text.substr(0, skip - 1);
-        }
-        return inner;
-      }
-    }
-  }
   if (parse_sglang(text, view)) return view;
   if (!text.empty()) {
     char first = text[0];
@@ -558,6 +537,29 @@ HeaderView parse_header(std::string_view text) {
     view.dialect = Dialect::VLLM;
     view.message = text.substr(body);
     return view;
+  }
+  // A shipper's or docker compose's prefix in front of a server's own line
+  // (checked last: most lines are a server's own).
+  if (std::size_t skip = compose_prefix(text); skip > 0) {
+    HeaderView inner = parse_header(text.substr(skip));
+    if (inner.dialect != Dialect::Unknown) return inner;
+  }
+  {
+    Timestamp shipped;
+    if (std::size_t skip = shipper_prefix(text, shipped); skip > 0) {
+      std::string_view rest = text.substr(skip);
+      // TGI's own lines start with the same kind of timestamp: only a known
+      // server line behind the prefix makes it a prefix.
+      HeaderView inner = parse_header(rest);
+      if (inner.dialect != Dialect::Unknown) {
+        if (!inner.has_timestamp) {
+          inner.has_timestamp = true;
+          inner.timestamp = shipped;
+          inner.timestamp_text = text.substr(0, skip - 1);
+        }
+        return inner;
+      }
+    }
   }
   // A failed SGLang or vLLM attempt may have set fields; a plain line has none.
   view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
