@@ -61,7 +61,12 @@ void Analyzer::Impl::link_wrappers() {
     std::uint64_t best_distance = UINT64_MAX;
     for (std::size_t j = run.first_finding; j < all.size(); ++j) {
       const Finding& cause = all[j];
-      if (cause.wrapper || cause.severity < Severity::Error) continue;
+      // A warning explains a wrapper only on its own line ("error in
+      // forward(): Input length ... must be less than ...").
+      if (cause.wrapper) continue;
+      if (cause.severity < Severity::Error &&
+          !(cause.line == wrapper.line && cause.severity >= Severity::Warning))
+        continue;
       // Only what the log itself said can be a cause, not a conclusion
       // drawn about the whole run.
       const RuleSpec* spec = rulebook.find(cause.rule_id);

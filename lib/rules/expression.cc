@@ -128,6 +128,16 @@ x3::rule<class ident_class, std::string> const identifier = "name";
 x3::rule<class string_class, std::string> const quoted = "string";
 x3::rule<class unit_class, std::string> const unit = "unit";
 
+// Numbers as rules write them: no "inf" or "nan", so a variable may be
+// called n_inf or nan_count... or inf_count.
+struct plain_number_policies : x3::real_policies<double> {
+  template <typename Iterator, typename Attribute>
+  static bool parse_nan(Iterator&, Iterator const&, Attribute&) { return false; }
+  template <typename Iterator, typename Attribute>
+  static bool parse_inf(Iterator&, Iterator const&, Attribute&) { return false; }
+};
+x3::real_parser<double, plain_number_policies> const number{};
+
 auto const identifier_def =
     x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_('_') | x3::char_('.'))];
 auto const quoted_def =
@@ -139,7 +149,7 @@ auto const unit_def = x3::lexeme[(x3::string("TiB") | x3::string("GiB") | x3::st
                                  !(x3::alnum | x3::char_('_'))];
 auto const call_arguments = x3::lit('(')[open_call] >>
                             -((expr[count_argument]) % ',') > x3::lit(')')[close_call];
-auto const primary_def = (x3::double_[push_number] >> -unit[apply_unit]) |
+auto const primary_def = (number[push_number] >> -unit[apply_unit]) |
                          quoted[push_string] |
                          (identifier[push_variable] >> -call_arguments) |
                          ('(' > expr > ')');

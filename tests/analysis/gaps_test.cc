@@ -23,8 +23,8 @@ TEST_CASE("Unrecognised problem lines are grouped, most frequent first", "[analy
   GapCollector gaps;
   analyzer.on_unmatched_line([&](const logrx::LineEvent& e) { gaps.add("x.log", e); });
   analyzer.feed(
-      "(Worker_TP0 pid=1) ERROR 01-14 08:31:26 [m.py:1] RPC call to sample_tokens timed out.\n"
-      "(Worker_TP1 pid=2) ERROR 01-14 08:31:26 [m.py:1] RPC call to sample_tokens timed out.\n"
+      "(Worker_TP0 pid=1) ERROR 01-14 08:31:26 [m.py:1] Sampler state went out of sync.\n"
+      "(Worker_TP1 pid=2) ERROR 01-14 08:31:26 [m.py:1] Sampler state went out of sync.\n"
       "[2026-01-01 00:00:00] Detokenizer failed to decode chunk 3 of request 17\n"
       "[2026-01-01 00:00:00] all good, 12 requests\n"
       "Traceback (most recent call last):\n"
@@ -33,7 +33,7 @@ TEST_CASE("Unrecognised problem lines are grouped, most frequent first", "[analy
   analyzer.finish();
   auto groups = gaps.groups();
   REQUIRE(groups.size() == 2);
-  CHECK(groups[0].pattern == "RPC call to sample_tokens timed out.");
+  CHECK(groups[0].pattern == "Sampler state went out of sync.");
   CHECK(groups[0].count == 2);
   CHECK(groups[0].line == 1);
   CHECK(groups[0].file == "x.log");

@@ -142,3 +142,9 @@ TEST_CASE("Regression: deeply nested expressions are refused, not recursed into"
   REQUIRE(e.has_value());
   CHECK_FALSE(e->evaluate([](const std::string&) { return std::nullopt; }).has_value());
 }
+
+TEST_CASE("Variables may start with inf or nan", "[rules][expression]") {
+  CHECK(text("inf_count + 1", {{"inf_count", "2"}}) == "3");
+  CHECK(text("nan_count * 2", {{"nan_count", "4"}}) == "8");
+  CHECK(text("infinity_x", {{"infinity_x", "1"}}) == "1");
+}
