@@ -114,7 +114,8 @@ std::string to_sarif(const Report& report, const Rulebook& book, int indent) {
     ojson properties{{"severity", std::string(to_string(f.severity))},
                      {"category", std::string(to_string(f.category))},
                      {"run", f.run},
-                     {"stale", f.stale}};
+                     {"stale", f.stale},
+                     {"tier", std::string(to_string(f.tier))}};
     if (!f.phase.empty()) properties["phase"] = f.phase;
     if (!f.ranks.empty()) properties["ranks"] = f.ranks;
     result["properties"] = std::move(properties);
