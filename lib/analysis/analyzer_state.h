@@ -147,7 +147,6 @@ struct Analyzer::Impl {
     bool truncated = false;
   };
   std::vector<Candidate> fallback;
-  std::size_t pending_candidates = 0;  // candidates the current line offered
   bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
   struct {
     std::string message;  // of the previous line, when it may have been cut

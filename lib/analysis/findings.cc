@@ -182,10 +182,7 @@ void Analyzer::Impl::refine_serverless_findings() {
     if (f.server != "unknown" || f.run != run.number) return;
     const RuleSpec* spec = rulebook.find(f.rule_id);
     if (spec == nullptr || spec->trigger != Trigger::Line) return;
-    auto it = std::lower_bound(rules.rules.begin(), rules.rules.end(), f.rule_id,
-                               [](const RuleSpec& r, const std::string& id) { return r.id < id; });
-    if (it == rules.rules.end() || it->id != f.rule_id) return;
-    std::size_t index = static_cast<std::size_t>(it - rules.rules.begin());
+    auto index = static_cast<std::size_t>(spec - rules.rules.data());
     std::map<std::string, Value> overrides{{"server", Value::of(server)}, {"phase", Value::of(f.phase)}};
     lookup_overrides = &overrides;
     f.server = server;

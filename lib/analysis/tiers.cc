@@ -17,7 +17,6 @@ bool Analyzer::Impl::is_cause(const Finding& f) {
 // into the candidates. A line a specific rule recognised, and a line that
 // reports no error (a warning, an info line), offers none.
 void Analyzer::Impl::take_fallback_matches() {
-  pending_candidates = 0;
   bool specific = false;
   bool fallback_match = false;
   for (const Match& m : matches) {
@@ -38,7 +37,6 @@ void Analyzer::Impl::take_fallback_matches() {
     fallback.push_back(Candidate{m.rule, std::move(m.captures), event.line, event.message,
                                  event.text, event.level, event.process,
                                  event.timestamp_text, event.truncated});
-    ++pending_candidates;
   }
   matches.erase(std::remove_if(matches.begin(), matches.end(),
                                [this](const Match& m) { return rules.rules[m.rule].tier != Tier::Rule; }),
@@ -149,8 +147,8 @@ void Analyzer::Impl::resolve_fallback(bool in_event) {
   fallback.clear();
 }
 
-// The server whose flag list knows `flag`: the run's server first, else
-// the only server that has it.
+// The server whose flag list knows `name`: the run's server when it is
+// known, else the first list that has it.
 std::string Analyzer::Impl::server_knowing(const std::string& server, const std::string& name) const {
   if (server != "unknown" && server != "any") return rulebook.knows(server, name) ? server : "";
   for (const ServerFlags& list : rulebook.server_flags()) {
@@ -213,6 +211,9 @@ void Analyzer::Impl::add_hints(Finding& f) const {
     for (const RemediationItem& other : f.remediation)
       if (other.name == item.name) return;
     if (f.remediation.size() >= kMaxItems) return;
+    // A flag named without a value is advice: a supervisor must not append
+    // it bare to a command line, so it never joins the merged remediation.
+    if (!item.value) item.alternative = true;
     item.rule_id = f.rule_id;
     f.remediation.push_back(std::move(item));
   };
@@ -278,7 +279,8 @@ void Analyzer::Impl::add_hints(Finding& f) const {
   for (const detail::Mention& m : detail::find_mentions(f.message)) {
     RemediationItem item;
     if (m.env) {
-      if (server_knowing(server, m.name).empty()) continue;
+      // A variable is prescribed only with the value the message gives it.
+      if (!m.value || !safe_argument(*m.value) || server_knowing(server, m.name).empty()) continue;
       item.kind = RemediationItem::Kind::Env;
       item.name = m.name;
       item.value = m.value;

@@ -127,3 +127,16 @@ TEST_CASE("A finding made before the log names its server gets that server's fix
   CHECK(f->server == "vllm");
   CHECK(item(*f, "--gpu-memory-utilization") != nullptr);
 }
+
+TEST_CASE("What a message only names is advice, never merged for a supervisor", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book, "api_server.py: error: unrecognized arguments: --max-num-seq 8\n"
+                                "Error: the scheduler needs VLLM_USE_V1 and --enforce-eager to be set\n");
+  for (const Finding& f : report.findings)
+    for (const auto& i : f.remediation)
+      if (!i.value) CHECK(i.alternative);
+  for (const auto& merged : report.remediation) {
+    CHECK(merged.value.has_value());
+    CHECK(merged.name != "VLLM_USE_V1");  // named without a value: not prescribed
+  }
+}
