@@ -155,7 +155,6 @@ struct Analyzer::Impl {
     std::uint64_t line = 0;
   } cut;
   std::vector<char> retired;       // by rule index: retired in this launch (retire_after)
-  bool unescaping = false;         // find_matches is trying the unescaped message
   const std::map<std::string, Value>* lookup_overrides = nullptr;  // refine_serverless_findings
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
@@ -288,6 +287,8 @@ struct Analyzer::Impl {
   // numbers contradict its claim gets a note instead of a value.
   void add_hints(Finding& f) const;
   void find_matches();
+  void collect_matches();  // find_matches without the unescaped retry
+  bool has_specific_match() const;  // a non-silent rule-tier match among `matches`
   // Correlation rules fire once per run, on the line whose facts completed
   // their condition.
   void evaluate_fact_rules();

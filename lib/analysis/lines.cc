@@ -250,9 +250,7 @@ bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message) {
 // before, the two are matched as one message; rules the first line matched
 // alone are left out.
 void Analyzer::Impl::rejoin_cut_line(bool may_match) {
-  bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
-    return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
-  });
+  bool specific = has_specific_match();
   bool join = may_match && !specific && !cut.message.empty() && cut.line + 1 == event.line &&
               may_continue(event.dialect, event.message);
   std::string previous = std::move(cut.message);
@@ -273,10 +271,7 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
                                                       m.rule) != previous_rules.end();
                                    }),
                     matches.end());
-      bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
-        return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
-      });
-      if (found) {
+      if (has_specific_match()) {
         joined_from = cut.line;
         joined_text = cut.text;
         return;
@@ -293,7 +288,28 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
   }
 }
 
+bool Analyzer::Impl::has_specific_match() const {
+  return std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+    return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
+  });
+}
+
 void Analyzer::Impl::find_matches() {
+  collect_matches();
+  // A message inside a JSON error body or a repr ({"message": "... model\'s
+  // context ..."}) is matched as its author wrote it when nothing specific
+  // matched the escaped form.
+  if (has_specific_match() || !detail::has_escaped_quotes(event.message)) return;
+  std::string escaped = std::exchange(event.message, detail::unescape_quotes(event.message));
+  std::vector<Match> before = std::move(matches);
+  collect_matches();
+  if (!has_specific_match()) {
+    event.message = std::move(escaped);
+    matches = std::move(before);
+  }
+}
+
+void Analyzer::Impl::collect_matches() {
   matches.clear();
   if (event.message.empty()) return;
   if (!rules.candidates(event.message, candidates) || candidates.empty()) return;
@@ -313,27 +329,6 @@ void Analyzer::Impl::find_matches() {
     if (!retired.empty() && retired[index] && !options.include_silent) continue;
     if (!rules.extract(index, event.message, scratch_captures)) continue;
     matches.push_back(Match{index, scratch_captures});
-  }
-  // A message inside a JSON error body or a repr ({"message": "... model\'s
-  // context ..."}) is matched as its author wrote it when nothing specific
-  // matched the escaped form.
-  bool specific = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
-    return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
-  });
-  if (!specific && !unescaping && detail::has_escaped_quotes(event.message)) {
-    std::string escaped = event.message;
-    event.message = detail::unescape_quotes(escaped);
-    unescaping = true;
-    std::vector<Match> before = std::move(matches);
-    find_matches();
-    unescaping = false;
-    bool found = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
-      return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
-    });
-    if (!found) {
-      event.message = std::move(escaped);
-      matches = std::move(before);
-    }
   }
 }
 
