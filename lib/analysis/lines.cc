@@ -273,7 +273,9 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
                     matches.end());
       if (has_specific_match()) {
         joined_from = cut.line;
+        // The first line was not redacted when it matched nothing alone.
         joined_text = cut.text;
+        if (options.redact) redact_secrets(joined_text);
         return;
       }
     }

@@ -146,3 +146,16 @@ TEST_CASE("What a message only names is advice, never merged for a supervisor", 
   }
   CHECK(advice >= 2);  // --max-num-seqs (nearest) and --enforce-eager (named)
 }
+
+TEST_CASE("The first half of a rejoined line is redacted too", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m')\n"
+                          "RuntimeError: api_key=sk-abcdefghijklmnop1234 Not enough memory. Please try to increase --mem-fraction-st\n"
+                          "atic. Current value: mem_fraction_static=0.8\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  REQUIRE(f->evidence.size() == 2);
+  CHECK(f->evidence[0].text.find("sk-abcdefghijklmnop1234") == std::string::npos);
+  CHECK(f->message.find("sk-abcdefghijklmnop1234") == std::string::npos);
+}
