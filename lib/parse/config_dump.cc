@@ -4,15 +4,56 @@
 #include <boost/spirit/home/x3.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 namespace logrx::detail {
 namespace {
 
 namespace x3 = boost::spirit::x3;
 
-// Deeper nesting than this is refused before parsing: the grammar is
-// recursive and a hostile dump must not exhaust the stack.
+// The grammar is recursive; a hostile dump must not exhaust the stack. The
+// grammar itself counts its depth (a separate pre-scan would have to agree
+// with it on every quote and bracket, and once did not: `<'>` hid the rest).
 constexpr int kMaxNesting = 64;
+
+// The depth counter the grammar carries in its context (x3::with).
+struct depth_tag;
+struct Depth {
+  int current = 0;
+  bool exceeded = false;
+};
+
+// Parses its subject one level deeper, and fails once kMaxNesting is reached.
+template <typename Subject>
+struct nested_parser : x3::unary_parser<Subject, nested_parser<Subject>> {
+  using base_type = x3::unary_parser<Subject, nested_parser<Subject>>;
+  static bool const is_pass_through_unary = true;
+  constexpr explicit nested_parser(Subject const& inner) : base_type(inner) {}
+
+  template <typename Iterator, typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, Iterator const& last, Context const& context, RContext& rcontext,
+             Attribute& attr) const {
+    Depth& depth = x3::get<depth_tag>(context).get();
+    if (depth.current >= kMaxNesting) {
+      depth.exceeded = true;
+      return false;
+    }
+    ++depth.current;
+    bool ok = this->subject.parse(first, last, context, rcontext, attr);
+    --depth.current;
+    return ok;
+  }
+};
+
+struct nested_gen {
+  template <typename Subject>
+  constexpr nested_parser<typename x3::extension::as_parser<Subject>::value_type> operator[](
+      Subject const& subject) const {
+    return nested_parser<typename x3::extension::as_parser<Subject>::value_type>(
+        x3::as_parser(subject));
+  }
+};
+constexpr nested_gen nested{};
 
 x3::rule<class value_class> const value = "value";
 x3::rule<class string_class> const py_string = "string";
@@ -35,8 +76,9 @@ auto const tuple_def = x3::lit('(') >> sequence_items >> ')';
 // Enum reprs such as <LoadFormat.AUTO: 'auto'>.
 auto const angle_def = x3::lexeme['<' >> *(~x3::char_('>')) >> '>'];
 auto const number_def = x3::lexeme[x3::double_ >> !name_char];
-auto const value_def = py_string | number_def | x3::lit('{') >> &x3::lit('}') >> '}' | dict_def |
-                       list_def | tuple_def | angle_def | call | dotted_name;
+// Every recursion of the grammar passes through `value`: that is where depth is counted.
+auto const value_def = nested[py_string | number_def | x3::lit('{') >> &x3::lit('}') >> '}' |
+                              dict_def | list_def | tuple_def | angle_def | call | dotted_name];
 
 BOOST_SPIRIT_DEFINE(value, py_string, dotted_name, call)
 
@@ -99,31 +141,6 @@ ConfigValue classify(std::string_view raw) {
   return v;
 }
 
-int nesting_depth(std::string_view text) {
-  int depth = 0;
-  int deepest = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quote != 0) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == quote) {
-        quote = 0;
-      }
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '.')) s.remove_suffix(1);
@@ -133,7 +150,13 @@ std::string_view trim(std::string_view s) {
 template <typename Parser>
 bool parse_all(std::string_view text, const Parser& parser, std::string& error) {
   auto first = text.begin();
-  bool ok = x3::phrase_parse(first, text.end(), parser, x3::space);
+  Depth depth;
+  bool ok = x3::phrase_parse(first, text.end(), x3::with<depth_tag>(std::ref(depth))[parser],
+                             x3::space);
+  if (depth.exceeded) {
+    error = "config dump is nested deeper than " + std::to_string(kMaxNesting) + " levels";
+    return false;
+  }
   if (!ok || first != text.end()) {
     error = "config dump does not parse at offset " + std::to_string(first - text.begin());
     return false;
@@ -148,10 +171,6 @@ bool parse_config_dump(std::string_view text, std::vector<ConfigEntry>& out, std
   text = trim(text);
   if (text.empty()) {
     error = "config dump is empty";
-    return false;
-  }
-  if (nesting_depth(text) > kMaxNesting) {
-    error = "config dump is nested deeper than " + std::to_string(kMaxNesting) + " levels";
     return false;
   }
   std::vector<ConfigEntry> entries;

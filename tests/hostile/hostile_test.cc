@@ -46,6 +46,20 @@ TEST_CASE("A config dump nested 10,000 levels deep is refused, not recursed into
   CHECK(report.diagnostics[0].message.find("nested") != std::string::npos);
 }
 
+TEST_CASE("Regression: a quote or bracket inside <...> does not hide a deep dump (SIGSEGV)",
+          "[hostile]") {
+  const std::string deep(65000, '[');
+  auto report = scan_text(
+      load_builtin(),
+      "[2026-05-23 07:40:41] server_args=ServerArgs(a=<'>, b=" + deep + ")\n" +
+          "[2026-05-23 07:40:42] server_args=ServerArgs(a=<]]]]>, b=" + deep + ")\n" +
+          "INFO 05-23 07:40:43 [utils.py:1] non-default args: {'a': <'>, 'b': " + deep + "}\n" +
+          "INFO 05-23 07:40:44 [core.py:58] Initializing a V1 LLM engine (v0.9.0) with config: "
+          "model='m', a=<'>, b=" + deep + "\n");
+  REQUIRE(report.diagnostics.size() == 4);
+  for (const auto& d : report.diagnostics) CHECK(d.message.find("nested") != std::string::npos);
+}
+
 TEST_CASE("Numbers that overflow in remediation arithmetic drop the item", "[hostile]") {
   auto report = scan_text(
       load_builtin(),

@@ -96,3 +96,27 @@ TEST_CASE("Malformed and hostile dumps are refused with a reason", "[parse][conf
   CHECK(error.find("nested") != std::string::npos);
   CHECK(out.empty());
 }
+
+TEST_CASE("Regression: text the grammar reads as a value cannot hide nesting from the depth limit",
+          "[parse][config][hostile]") {
+  // A pre-scan once guarded depth and read the `'` in `<'>` as a string
+  // start (and skipped brackets inside `<...>`), while the grammar reads both
+  // as enum-repr text: the brackets after them were recursed into unguarded.
+  std::vector<ConfigEntry> out;
+  std::string error;
+  const std::string deep(65000, '[');
+  for (const std::string& text :
+       {"ServerArgs(a=<'>, b=" + deep + ")", "ServerArgs(a=<" + std::string(100, ']') + ">, b=" + deep + ")",
+        "{'a': <'>, 'b': " + deep + "}", "model='x', a=<'>, b=" + deep,
+        "model='x', a=<\">, b=" + std::string(5000, '{') + std::string(5000, '(')}) {
+    INFO(text.substr(0, 40));
+    CHECK_FALSE(parse_config_dump(text, out, error));
+    CHECK(error.find("nested deeper than 64") != std::string::npos);
+    CHECK(out.empty());
+  }
+  // Nesting up to the limit still parses, and the enum repr keeps its text.
+  std::string ok = "ServerArgs(a=<'>, b=" + std::string(60, '[') + std::string(60, ']') + ")";
+  REQUIRE(parse_config_dump(ok, out, error));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].value.text == "<'>");
+}
