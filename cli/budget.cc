@@ -56,6 +56,13 @@ int run_budget(const BudgetOptions& options) {
     run = &report.runs[static_cast<std::size_t>(options.run - 1)];
   }
   MemoryBudget budget = compute_budget(*run);
+  // An empty log, or one without a single memory figure, has no budget: a
+  // page of "not reported" would read as an answer.
+  if (!budget_has_figures(budget)) {
+    std::cerr << "logrx: " << options.file << ": nothing to budget: launch " << run->run
+              << " reports no GPU memory figure (weights, KV cache, memory fraction, free memory)\n";
+    return kExitError;
+  }
   std::vector<Finding> of_run;
   for (const Finding& f : report.findings)
     if (f.run == run->run) of_run.push_back(f);

@@ -34,11 +34,20 @@ struct MemoryBudget {
   std::optional<double> free_gb;       // headroom left when the server was ready
   std::vector<std::string> arithmetic; // the sums behind the numbers, one per line
   std::vector<std::string> missing;    // what the log did not report
+  // Facts left out because no GPU could have printed them (a negative, huge or
+  // non-finite size, a fraction outside 0..1): "weights_gb=1e+300".
+  std::vector<std::string> rejected;
   std::vector<RemediationItem> remediation;  // the run's suggested flags, with their arithmetic
 };
 
-// Builds the budget from a run's facts.
+// Builds the budget from a run's facts. Every fact is checked before any
+// arithmetic: an implausible one counts as not reported (and is listed in
+// `rejected`).
 MemoryBudget compute_budget(const RunInfo& run);
+
+// True when the budget holds at least one figure from the log (a part, the
+// GPU size, the fraction or the free memory); false means nothing to budget.
+bool budget_has_figures(const MemoryBudget& budget);
 
 // A bar of the GPU with one segment per part (ANSI colours when `color`),
 // the numbers, the arithmetic and what is missing.

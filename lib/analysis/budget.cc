@@ -2,16 +2,59 @@
 #include "logrx/budget.h"
 
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <string_view>
 #include <cstdio>
 #include <utility>
 
 namespace logrx {
 namespace {
 
+// What a fact may hold: sizes in GB up to far beyond any GPU (a log line is
+// hostile input: 1e300 would overflow every conversion below), fractions of
+// the GPU, and counts of tokens or slots.
+struct Range {
+  double low;
+  double high;
+};
+constexpr Range kGigabytes{0, 1e5};
+constexpr Range kFraction{0, 1};
+constexpr Range kCount{0, 1e13};
+
+Range range_of(std::string_view name) {
+  if (name == "mem_fraction_static" || name == "gpu_memory_utilization") return kFraction;
+  if (name == "kv_tokens" || name == "mamba_slots") return kCount;
+  return kGigabytes;
+}
+
+// The number a fact holds, when it is one a GPU could have printed.
 std::optional<double> fact(const RunInfo& run, const char* name) {
   auto it = run.facts.find(name);
-  if (it == run.facts.end()) return std::nullopt;
-  return it->second.number;
+  if (it == run.facts.end() || !it->second.number) return std::nullopt;
+  double value = *it->second.number;
+  Range range = range_of(name);
+  if (!std::isfinite(value) || value < range.low || value > range.high) return std::nullopt;
+  return value;
+}
+
+// Names the facts `fact` refused, so that the reader knows why they count as missing.
+void note_rejected(const RunInfo& run, MemoryBudget& b, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    auto it = run.facts.find(name);
+    if (it == run.facts.end() || !it->second.number || fact(run, name)) continue;
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%s=%g", name, *it->second.number);
+    b.rejected.emplace_back(buffer);
+  }
+}
+
+// Cells of a bar of `width` for `part` of `whole`, computed in double and
+// bounded before the conversion (which is undefined when out of range).
+int cells_of(double part, double whole, int width) {
+  double cells = part / whole * width + 0.5;
+  if (!(cells > 0)) return 0;
+  return cells >= width ? width : static_cast<int>(cells);
 }
 
 std::string gb(double value) {
@@ -91,14 +134,23 @@ MemoryBudget compute_budget(const RunInfo& run) {
         b.arithmetic.push_back("of that share, " + gb(share - used) +
                                " is not in any pool the log reports");
     }
-    if (b.free_gb)
+    if (b.free_gb && *b.total_gb > 0)
       b.arithmetic.push_back("free when ready: " + gb(*b.free_gb) + " = " +
                              plain(100.0 * *b.free_gb / *b.total_gb) + "% of the GPU");
   }
   if (!b.total_gb) b.missing.push_back("GPU memory size");
   if (!b.fraction) b.missing.push_back(b.fraction_name);
   if (!b.free_gb) b.missing.push_back("free memory after start-up");
+  note_rejected(run, b,
+                {"gpu_total_gb", "free_before_load_gb", "init_mem_gb", b.fraction_name.c_str(),
+                 "weights_gb", "draft_weights_gb", "kv_gb", "kv_tokens", "mamba_gb", "mamba_slots",
+                 "cuda_graph_gb", "available_gpu_mem_gb", "avail_mem_gb", "avail_after_pool_gb"});
   return b;
+}
+
+bool budget_has_figures(const MemoryBudget& b) {
+  return b.total_gb || b.fraction || b.free_gb ||
+         std::any_of(b.parts.begin(), b.parts.end(), [](const BudgetPart& p) { return p.gb.has_value(); });
 }
 
 void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
@@ -123,14 +175,14 @@ void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
     out << "  [";
     for (std::size_t i = 0; i < b.parts.size(); ++i) {
       if (!b.parts[i].gb || *b.parts[i].gb <= 0) continue;
-      int cells = static_cast<int>(*b.parts[i].gb / *b.total_gb * kWidth + 0.5);
+      int cells = cells_of(*b.parts[i].gb, *b.total_gb, kWidth);
       if (cells == 0) cells = 1;
       cells = std::min(cells, kWidth - used_cells);
       used_cells += cells;
       auto [glyph, colour] = style(b.parts[i].name);
       out << paint(colour) << std::string(static_cast<std::size_t>(cells), glyph) << reset;
     }
-    int free_cells = b.free_gb ? static_cast<int>(*b.free_gb / *b.total_gb * kWidth + 0.5) : 0;
+    int free_cells = b.free_gb ? cells_of(*b.free_gb, *b.total_gb, kWidth) : 0;
     free_cells = std::min(free_cells, kWidth - used_cells);
     int other_cells = kWidth - used_cells - free_cells;
     out << std::string(static_cast<std::size_t>(std::max(other_cells, 0)), '#')
@@ -161,6 +213,11 @@ void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
       if (!item.why.empty()) out << "  (" << item.why << ")";
       out << "\n";
     }
+  }
+  if (!b.rejected.empty()) {
+    out << "Ignored (not a plausible figure):";
+    for (std::size_t i = 0; i < b.rejected.size(); ++i) out << (i ? ", " : " ") << b.rejected[i];
+    out << "\n";
   }
   if (!b.missing.empty()) {
     out << "Not in the log:";

@@ -153,6 +153,7 @@ std::string budget_to_json(const MemoryBudget& b, int indent) {
   doc["free_gb"] = b.free_gb ? ojson(*b.free_gb) : ojson(nullptr);
   doc["arithmetic"] = b.arithmetic;
   doc["missing"] = b.missing;
+  doc["rejected"] = b.rejected;
   doc["remediation"] = ojson::array();
   for (const RemediationItem& item : b.remediation) doc["remediation"].push_back(remediation_json(item));
   return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);

@@ -81,6 +81,23 @@ elseif(CASE STREQUAL "closed-stdout")
   if(NOT status MATCHES "^[012]$" OR NOT err STREQUAL "")
     message(FATAL_ERROR "closed stdout: status '${status}' stderr '${err}'")
   endif()
+elseif(CASE STREQUAL "budget")
+  # Nothing to budget is an input error, not an empty answer.
+  run_logrx(code out err budget /dev/null)
+  if(NOT code EQUAL 2 OR NOT err MATCHES "nothing to budget")
+    message(FATAL_ERROR "budget /dev/null: exit ${code}\n${err}")
+  endif()
+  # A fraction no GPU has is refused before any arithmetic, and said so.
+  file(WRITE ${WORK}/budget.log
+       "[2026-06-02 14:05:12] server_args=ServerArgs(mem_fraction_static=1e300)\n"
+       "[2026-06-02 14:06:34] max_total_num_tokens=77056, max_running_requests=4, context_len=262144, available_gpu_mem=30.12 GB\n")
+  run_logrx(code out err budget --format json ${WORK}/budget.log)
+  expect_clean_exit("${code}" "${err}")
+  string(JSON rejected GET "${out}" rejected 0)
+  string(JSON fraction GET "${out}" fraction)
+  if(NOT code EQUAL 0 OR NOT rejected STREQUAL "mem_fraction_static=1e+300" OR NOT fraction STREQUAL "null")
+    message(FATAL_ERROR "hostile budget: exit ${code}\n${out}${err}")
+  endif()
 else()
   message(FATAL_ERROR "unknown case ${CASE}")
 endif()

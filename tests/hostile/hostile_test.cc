@@ -3,9 +3,12 @@
 // clear error, in bounded time.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <limits>
+#include <sstream>
 #include <set>
 
 #include "logrx/analyzer.h"
+#include "logrx/budget.h"
 #include "logrx/line.h"
 #include "logrx/output.h"
 #include "support/test_support.h"
@@ -149,4 +152,44 @@ TEST_CASE("Log text cannot smuggle arguments into remediation values", "[hostile
     INFO(hostile);
     CHECK(values(hostile) == std::vector<std::string>{"--y=a literal, with spaces"});
   }
+}
+
+TEST_CASE("Budget: facts no GPU could print are refused before any arithmetic", "[hostile][budget]") {
+  // weights_gb=1e300 once overflowed a double -> int conversion (undefined)
+  // and ended in basic_string::_M_create while drawing the bar.
+  auto fact = [](double v) {
+    logrx::Fact f;
+    f.text = std::to_string(v);
+    f.number = v;
+    return f;
+  };
+  logrx::RunInfo run;
+  run.server = "sglang";
+  run.facts["weights_gb"] = fact(1e300);
+  run.facts["kv_gb"] = fact(-5);
+  run.facts["cuda_graph_gb"] = fact(std::numeric_limits<double>::quiet_NaN());
+  run.facts["gpu_total_gb"] = fact(1e-300);
+  run.facts["mem_fraction_static"] = fact(7);
+  run.facts["available_gpu_mem_gb"] = fact(80);
+  run.facts["kv_tokens"] = fact(1e300);
+  auto budget = logrx::compute_budget(run);
+  CHECK_FALSE(budget.parts[0].gb.has_value());  // weights
+  CHECK_FALSE(budget.parts[1].gb.has_value());  // KV cache
+  CHECK_FALSE(budget.fraction.has_value());
+  CHECK(budget.free_gb == 80);
+  std::set<std::string> rejected(budget.rejected.begin(), budget.rejected.end());
+  CHECK(rejected.count("weights_gb=1e+300") == 1);
+  CHECK(rejected.count("kv_gb=-5") == 1);
+  CHECK(rejected.count("mem_fraction_static=7") == 1);
+  CHECK(rejected.count("kv_tokens=1e+300") == 1);
+  // The bar divides by a 1e-300 GB GPU: every cell count stays in the bar.
+  std::ostringstream text;
+  REQUIRE_NOTHROW(logrx::write_budget_text(text, budget, false));
+  CHECK(text.str().find("Ignored (not a plausible figure): ") != std::string::npos);
+  auto bar_start = text.str().find('[');
+  auto bar_end = text.str().find(']', bar_start);
+  CHECK(bar_end - bar_start - 1 == 60);
+  CHECK(logrx::budget_to_json(budget).find("\"rejected\"") != std::string::npos);
+  CHECK(logrx::budget_has_figures(budget));
+  CHECK_FALSE(logrx::budget_has_figures(logrx::compute_budget(logrx::RunInfo{})));
 }
