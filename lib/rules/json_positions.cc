@@ -26,17 +26,37 @@ std::string escape_pointer_token(std::string_view key) {
 JsonPositions::JsonPositions(std::string_view text, int max_depth)
     : text_(text), max_depth_(std::min(max_depth, kMaxDepth)) {
   skip_space();
-  value("");
+  nodes_.push_back(TextPosition{1, 1});
+  if (pos_ < text_.size()) nodes_[0] = position_of(pos_);
+  value(0);
+}
+
+std::string JsonPositions::child_key(std::size_t parent, std::string_view token) {
+  std::string key = std::to_string(parent);
+  key += '/';
+  key += token;
+  return key;
+}
+
+std::size_t JsonPositions::add_node(std::size_t parent, std::string_view token, TextPosition at) {
+  auto [it, added] = children_.emplace(child_key(parent, token), nodes_.size());
+  if (added) nodes_.push_back(at);
+  return it->second;
 }
 
 TextPosition JsonPositions::find(const std::string& pointer) const {
-  std::string probe = pointer;
-  while (true) {
-    auto it = positions_.find(probe);
-    if (it != positions_.end()) return it->second;
-    if (probe.empty()) return TextPosition{1, 1};
-    probe.erase(probe.rfind('/'));
+  // Down from the document, token by token, to the closest existing parent.
+  std::size_t node = 0;
+  std::string_view rest = pointer;
+  while (!rest.empty() && rest.front() == '/') {
+    rest.remove_prefix(1);
+    std::string_view token = rest.substr(0, rest.find('/'));
+    rest.remove_prefix(token.size());
+    auto it = children_.find(child_key(node, token));
+    if (it == children_.end()) break;
+    node = it->second;
   }
+  return nodes_[node];
 }
 
 TextPosition JsonPositions::position_of(std::size_t offset) {
@@ -112,9 +132,8 @@ std::string JsonPositions::read_key() {
   return key;
 }
 
-void JsonPositions::value(const std::string& pointer) {
+void JsonPositions::value(std::size_t node) {
   if (pos_ >= text_.size()) return;
-  positions_.emplace(pointer, position_of(pos_));
   char c = text_[pos_];
   if ((c == '{' || c == '[') && depth_ >= max_depth_) {
     skip_nested();
@@ -137,18 +156,19 @@ void JsonPositions::value(const std::string& pointer) {
         ++pos_;
         continue;
       }
-      std::string child;
+      std::string token;
       if (object) {
         if (text_[pos_] != '"') break;  // not JSON: stop mapping
         std::string key = read_key();
         skip_space();
         if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
         skip_space();
-        child = pointer + "/" + escape_pointer_token(key);
+        token = escape_pointer_token(key);
       } else {
-        child = pointer + "/" + std::to_string(index++);
+        token = std::to_string(index++);
       }
       std::size_t before = pos_;
+      std::size_t child = add_node(node, token, position_of(pos_));
       value(child);
       if (pos_ == before) break;  // no progress: malformed text
     }

@@ -3,7 +3,12 @@
 // and every problem reported with its position, not only the first.
 #include "rules/rule_loader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <exception>
 #include <filesystem>
@@ -690,39 +695,69 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
 
 namespace {
 
-void load_rule_file(const std::string& file, RuleFiles& rules, Diagnostics& errors) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  auto size = fs::file_size(file, ec);
-  if (!ec && size > kMaxRuleFileBytes) {
-    errors.push_back(Diagnostic{"rule.file-too-large",
-                                "rule file is larger than 16 MiB; split it by family", file, "", 0,
-                                0, ""});
-    return;
+enum class ReadResult { Ok, Empty, TooLarge, NotRegular, Unreadable };
+
+// Reads a rule file of at most kMaxRuleFileBytes. Opened without blocking and
+// refused unless it is a regular file: a FIFO would hang the loader, and a
+// device such as /dev/zero reports size 0 and never ends.
+ReadResult read_rule_text(const std::string& file, std::string& text) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ReadResult::Unreadable;
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return ReadResult::Unreadable;
+  if (!S_ISREG(st.st_mode)) return ReadResult::NotRegular;
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxRuleFileBytes) return ReadResult::TooLarge;
+  text.clear();
+  char buffer[64 * 1024];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ReadResult::Unreadable;
+    if (n == 0) break;
+    // The file may grow while it is read: the cap holds for what is read.
+    if (text.size() + static_cast<std::size_t>(n) > kMaxRuleFileBytes) return ReadResult::TooLarge;
+    text.append(buffer, static_cast<std::size_t>(n));
   }
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) {
-    // An empty file also lands here: rdbuf() of nothing sets failbit.
-    if (in && in.peek() == std::ifstream::traits_type::eof()) {
+  return text.empty() ? ReadResult::Empty : ReadResult::Ok;
+}
+
+void load_rule_file(const std::string& file, RuleFiles& rules, Diagnostics& errors) {
+  std::string text;
+  switch (read_rule_text(file, text)) {
+    case ReadResult::Ok:
+      parse_rule_file(text, file, rules, errors);
+      return;
+    case ReadResult::Empty:
       errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
-    } else {
+      return;
+    case ReadResult::TooLarge:
+      errors.push_back(Diagnostic{"rule.file-too-large",
+                                  "rule file is larger than 16 MiB; split it by family", file, "",
+                                  0, 0, ""});
+      return;
+    case ReadResult::NotRegular:
+      errors.push_back(Diagnostic{"rule.source-unreadable",
+                                  "not a regular file (a FIFO, device or socket); rule files must be "
+                                  "regular files",
+                                  file, "", 0, 0, ""});
+      return;
+    case ReadResult::Unreadable:
       errors.push_back(
           Diagnostic{"rule.source-unreadable", "cannot read rule file", file, "", 0, 0, ""});
-    }
-    return;
+      return;
   }
-  parse_rule_file(text.str(), file, rules, errors);
 }
 
 }  // namespace
 
 std::optional<std::pair<int, int>> position_in_file(const std::string& file,
                                                     const std::string& pointer) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) return std::nullopt;
-  std::string content = text.str();
+  std::string content;
+  if (read_rule_text(file, content) != ReadResult::Ok) return std::nullopt;
   TextPosition at = JsonPositions(content).find(pointer);
   return std::make_pair(at.line, at.column);
 }

@@ -1,23 +1,39 @@
 # Hostile input through the CLI: each case must end with a clear result or a
 # clear error (exit 0, 1 or 2, never a signal), in bounded memory.
-#   -DLOGRX=... -DWORK=dir -DCASE=name [-DLIMIT_KB=n]
+#   -DLOGRX=... -DPEAK=logrx-peak-rss -DWORK=dir -DCASE=name [-DLIMIT_KB=n]
+# LIMIT_KB (0 under sanitizers) is both the address-space limit and the
+# switch for peak-RSS assertions.
 file(MAKE_DIRECTORY ${WORK})
 string(ASCII 27 esc)
 string(ASCII 7 bel)
 
-# Runs logrx under a virtual-memory limit (unless LIMIT_KB is 0, as under
-# AddressSanitizer, which reserves terabytes of address space).
+if(NOT DEFINED LIMIT_KB)
+  set(LIMIT_KB 0)
+endif()
+
+# Runs logrx under an address-space limit of LIMIT_KB (none when 0, as under
+# AddressSanitizer, which reserves terabytes of address space); sets
+# peak_kb and cpu_us in the caller to the run's peak RSS and CPU time.
 function(run_logrx out_code out_stdout out_stderr)
-  set(limit "")
-  if(LIMIT_KB GREATER 0)
-    set(limit "ulimit -v ${LIMIT_KB};")
-  endif()
   string(REPLACE ";" " " args "${ARGN}")
-  execute_process(COMMAND sh -c "${limit} exec \"${LOGRX}\" ${args}"
+  execute_process(COMMAND sh -c "exec \"${PEAK}\" ${LIMIT_KB} \"${WORK}/peak\" \"${LOGRX}\" ${args}"
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  file(READ ${WORK}/peak usage)
+  string(REGEX MATCH "^([0-9]+) ([0-9]+)" _ "${usage}")
+  set(peak_kb ${CMAKE_MATCH_1} PARENT_SCOPE)
+  set(cpu_us ${CMAKE_MATCH_2} PARENT_SCOPE)
   set(${out_code} ${code} PARENT_SCOPE)
   set(${out_stdout} "${out}" PARENT_SCOPE)
   set(${out_stderr} "${err}" PARENT_SCOPE)
+endfunction()
+
+# Fails when the last run's peak RSS exceeded MAX_KB (only measured outside
+# sanitizer builds, whose shadow memory would dominate).
+function(expect_peak_below max_kb what)
+  if(LIMIT_KB GREATER 0 AND peak_kb GREATER ${max_kb})
+    message(FATAL_ERROR "${CASE}: ${what}: peak RSS ${peak_kb} KB, over ${max_kb} KB")
+  endif()
+  message(STATUS "${CASE}: ${what}: peak RSS ${peak_kb} KB")
 endfunction()
 
 function(expect_clean_exit code err)
@@ -81,6 +97,48 @@ elseif(CASE STREQUAL "closed-stdout")
   if(NOT status MATCHES "^[012]$" OR NOT err STREQUAL "")
     message(FATAL_ERROR "closed stdout: status '${status}' stderr '${err}'")
   endif()
+elseif(CASE STREQUAL "config-dump-crash")
+  # The depth guard and the grammar once disagreed on `'` and `]` inside
+  # <...>: 65,000 '[' after them were recursed into (SIGSEGV).
+  string(REPEAT "[" 65000 deep)
+  file(WRITE ${WORK}/dump.log
+       "[2026-05-23 07:40:41] server_args=ServerArgs(a=<'>, b=${deep})\n"
+       "[2026-05-23 07:40:42] server_args=ServerArgs(a=<]]]>, b=${deep})\n"
+       "INFO 05-23 07:40:43 [utils.py:1] non-default args: {'a': <'>, 'b': ${deep}}\n"
+       "INFO 05-23 07:40:44 [core.py:58] Initializing a V1 LLM engine (v0.9.0) with config: model='m', a=<'>, b=${deep}\n")
+  run_logrx(code out err scan --format json ${WORK}/dump.log)
+  expect_clean_exit("${code}" "${err}")
+  string(JSON count LENGTH "${out}" diagnostics)
+  if(NOT count EQUAL 4)
+    message(FATAL_ERROR "config dumps: ${count} diagnostics\n${out}")
+  endif()
+  expect_peak_below(65536 "deep config dumps")
+elseif(CASE STREQUAL "rules-not-regular")
+  # /dev/zero reports size 0 and never ends; a FIFO without a writer blocks
+  # open(): both are refused as not regular files, exit 2.
+  execute_process(COMMAND mkfifo ${WORK}/rules.fifo)
+  foreach(source /dev/zero ${WORK}/rules.fifo)
+    run_logrx(code out err scan --rules ${source} /dev/null)
+    if(NOT code EQUAL 2 OR NOT err MATCHES "not a regular file")
+      message(FATAL_ERROR "--rules ${source}: exit ${code}\n${err}")
+    endif()
+    run_logrx(code out err rules lint ${source})
+    if(NOT code EQUAL 2 OR NOT "${out}${err}" MATCHES "not a regular file")
+      message(FATAL_ERROR "rules lint ${source}: exit ${code}\n${err}")
+    endif()
+  endforeach()
+  expect_peak_below(65536 "refused rule sources")
+elseif(CASE STREQUAL "rules-long-key")
+  # A rule file with an error maps JSON pointers to positions; a 200 KB key
+  # over 8,000 children was once copied into each child's path (GBs).
+  string(REPEAT "k" 200000 key)
+  string(REPEAT "{\"a\": [0]}," 8000 children)
+  file(WRITE ${WORK}/long-key.json "{\"rules\": [{\"id\": \"Bad ID\", \"${key}\": [${children} 0]}]}")
+  run_logrx(code out err rules lint --no-builtin-rules --rules ${WORK}/long-key.json)
+  if(NOT code EQUAL 2 OR NOT "${out}${err}" MATCHES "rule.bad-id")
+    message(FATAL_ERROR "long key: exit ${code}\n${err}")
+  endif()
+  expect_peak_below(65536 "a long key over many children")
 elseif(CASE STREQUAL "budget")
   # Nothing to budget is an input error, not an empty answer.
   run_logrx(code out err budget /dev/null)
