@@ -14,20 +14,11 @@
 
 namespace logrx::cli {
 
-std::optional<std::string> builtin_rules_dir() { return builtin_rules_directory(); }
-
 std::optional<Rulebook> load_rulebook(const RuleOptions& options) {
   std::vector<RuleSource> sources;
-  if (!options.no_builtin) {
-    auto builtin = builtin_rules_dir();
-    if (!builtin) {
-      std::cerr << "logrx: the built-in rulebook was not found next to the executable "
-                   "(expected ../share/logrx/rules); set LOGRX_BUILTIN_RULES or pass "
-                   "--no-builtin-rules --rules DIR\n";
-      return std::nullopt;
-    }
-    sources.push_back({*builtin});
-  }
+  // The built-in rulebook is always there: compiled into the library when
+  // no copy is installed next to it.
+  if (!options.no_builtin) sources.push_back(builtin_rule_source());
   // $LOGRX_RULES_PATH (colon-separated) comes before --rules, so the command
   // line has the last word.
   if (const char* path = std::getenv("LOGRX_RULES_PATH"); path != nullptr) {

@@ -29,11 +29,6 @@ struct RuleOptions {
   bool no_builtin = false;              // --no-builtin-rules
 };
 
-// The built-in rulebook directory: $LOGRX_BUILTIN_RULES, else
-// <dir of the executable>/../share/logrx/rules (install and build trees
-// share that layout). std::nullopt when it does not exist.
-std::optional<std::string> builtin_rules_dir();
-
 // Loads the built-in rulebook plus the --rules directories; prints every
 // diagnostic to stderr and returns std::nullopt on any error.
 std::optional<Rulebook> load_rulebook(const RuleOptions& options);

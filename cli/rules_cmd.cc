@@ -117,8 +117,8 @@ int run_rules_test(const RulesOptions& options) {
 int run_rules_lint(const RulesOptions& options) {
   std::vector<RuleSource> sources;
   if (!options.rules.no_builtin) {
-    auto builtin = builtin_rules_dir();
-    if (builtin && *builtin != options.lint_dir) sources.push_back({*builtin});
+    RuleSource builtin = builtin_rule_source();
+    if (builtin.builtin || builtin.path != options.lint_dir) sources.push_back(builtin);
   }
   for (const std::string& dir : options.rules.extra_dirs) sources.push_back({dir});
   if (!options.lint_dir.empty()) sources.push_back({options.lint_dir});

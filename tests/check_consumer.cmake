@@ -14,7 +14,11 @@ if(SANITIZE)
 endif()
 string(REPLACE ";" " " extra_flags_string "${extra_flags}")
 set(log "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.8\n")
-set(ENV{LOGRX_BUILTIN_RULES} ${WORK}/prefix/share/logrx/rules)
+# Nothing points at the rules: the C++ program (static library, in a folder
+# of its own) uses the rulebook compiled into it, the C program the one
+# installed next to liblogrx.so.
+unset(ENV{LOGRX_BUILTIN_RULES})
+unset(ENV{LOGRX_RULES_PATH})
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE}/tests/consumer -B ${WORK}/cxx
                         -DCMAKE_PREFIX_PATH=${WORK}/prefix
@@ -29,7 +33,8 @@ if(NOT code EQUAL 0)
   message(FATAL_ERROR "consumer build failed:\n${out}\n${err}")
 endif()
 execute_process(COMMAND ${WORK}/cxx/consumer "${log}" RESULT_VARIABLE code OUTPUT_VARIABLE out)
-if(NOT code EQUAL 0 OR NOT out MATCHES "--mem-fraction-static 0.85" OR NOT out MATCHES "findings 1")
+if(NOT code EQUAL 0 OR NOT out MATCHES "--mem-fraction-static 0.85" OR NOT out MATCHES "findings 1"
+   OR NOT out MATCHES "rules from builtin:rules/")
   message(FATAL_ERROR "C++ consumer: exit ${code}\n${out}")
 endif()
 
@@ -46,7 +51,8 @@ if(NOT code EQUAL 0)
 endif()
 set(ENV{LD_LIBRARY_PATH} ${WORK}/prefix/lib)
 execute_process(COMMAND ${WORK}/c_consumer "${log}" RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT code EQUAL 0 OR NOT out MATCHES "findings 1 report ok budget ok")
+if(NOT code EQUAL 0 OR NOT out MATCHES "findings 1 report ok budget ok"
+   OR NOT out MATCHES "rules from ${WORK}/prefix/lib/../share/logrx/rules|rules from ${WORK}/prefix/share/logrx/rules")
   message(FATAL_ERROR "C consumer: exit ${code}\n${out}${err}")
 endif()
 file(REMOVE_RECURSE ${WORK})

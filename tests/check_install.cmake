@@ -1,5 +1,5 @@
 # `cmake --install` to a fresh prefix: the installed logrx finds its built-in
-# rulebook relative to the executable, with no environment help.
+# rulebook relative to itself, with no environment help.
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${PREFIX}
                 RESULT_VARIABLE code OUTPUT_QUIET ERROR_VARIABLE err)
@@ -14,6 +14,14 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LOGRX_BUILTIN_RULES --un
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0 OR NOT out MATCHES "sglang.memory.not-enough-memory")
   message(FATAL_ERROR "installed logrx did not find its rules: ${code}\n${err}")
+endif()
+# The installed copy is preferred to the compiled-in one (it can be updated
+# without rebuilding).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LOGRX_BUILTIN_RULES --unset=LOGRX_RULES_PATH
+                        ${PREFIX}/bin/logrx rules list --format json
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0 OR NOT out MATCHES "\"file\": \"${PREFIX}/share/logrx/rules/sglang/memory.json\"")
+  message(FATAL_ERROR "installed logrx did not prefer its installed rules: ${code}\n${err}")
 endif()
 execute_process(COMMAND ${PREFIX}/bin/logrx rules test RESULT_VARIABLE code OUTPUT_VARIABLE out)
 if(NOT code EQUAL 0)

@@ -12,8 +12,8 @@
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   logrx::Diagnostics errors;
-  auto builtin = logrx::builtin_rules_directory();
-  auto book = builtin ? logrx::Rulebook::load({{*builtin}}, errors) : std::nullopt;
+  // The built-in rulebook: installed next to the library, or compiled into it.
+  auto book = logrx::Rulebook::load({logrx::builtin_rule_source()}, errors);
   if (!book) {
     for (const auto& e : errors) std::cerr << logrx::format_diagnostic(e) << "\n";
     return 2;

@@ -47,6 +47,12 @@ const char* logrx_version(void);
 logrx_rulebook* logrx_rulebook_load(const char* const* dirs, size_t n_dirs, int include_builtin,
                                     char** error);
 void logrx_rulebook_free(logrx_rulebook* book);
+
+/* Where include_builtin takes the built-in rulebook from: $LOGRX_BUILTIN_RULES,
+ * else the rules directory installed next to the library
+ * (<libdir>/../share/logrx/rules), else "builtin:rules", the copy compiled
+ * into the library. Free with logrx_free. */
+char* logrx_builtin_rules_source(void);
 size_t logrx_rulebook_size(const logrx_rulebook* book);
 
 /* Creates an analyzer for one stream. `launch_command` (may be NULL) is the

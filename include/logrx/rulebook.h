@@ -118,9 +118,12 @@ struct ServerFlags {
   std::string file;
 };
 
-// A directory (searched recursively for *.json) or a single .json file.
+// A directory (searched recursively for *.json) or a single .json file; or
+// the rulebook compiled into the library (`builtin`), whose files are named
+// "builtin:rules/<path in the source tree>".
 struct RuleSource {
   std::string path;
+  bool builtin = false;
 };
 
 // A rule pattern rewritten to find the same message inside a whole line, for
@@ -130,11 +133,18 @@ struct RuleSource {
 // repeat) and a leading (?i) is scoped to the pattern.
 std::string line_anywhere_pattern(std::string_view pattern);
 
-// The built-in rulebook directory: $LOGRX_BUILTIN_RULES when set, else
-// <executable's dir>/../share/logrx/rules (install and build trees share that
-// layout), else the install prefix this library was configured with.
-// std::nullopt when none exists.
+// The built-in rulebook as files: $LOGRX_BUILTIN_RULES when set, else the
+// installed copy found relative to the code itself: <libdir>/../share/logrx/rules
+// next to liblogrx.so, or <bindir>/../share/logrx/rules next to a program
+// linking the static library (install and build trees share that layout).
+// std::nullopt when there is none: the compiled-in copy is then the built-in
+// rulebook.
 std::optional<std::string> builtin_rules_directory();
+
+// The source to load the built-in rulebook from: builtin_rules_directory()
+// when it exists (an installed copy can be updated without rebuilding), else
+// the copy compiled into the library, which is always there.
+RuleSource builtin_rule_source();
 
 class Rulebook {
  public:

@@ -50,14 +50,7 @@ logrx_rulebook* logrx_rulebook_load(const char* const* dirs, size_t n_dirs, int 
   if (error != nullptr) *error = nullptr;
   try {
     std::vector<logrx::RuleSource> sources;
-    if (include_builtin != 0) {
-      auto builtin = logrx::builtin_rules_directory();
-      if (!builtin) {
-        set_error(error, "the built-in rulebook was not found (set LOGRX_BUILTIN_RULES)");
-        return nullptr;
-      }
-      sources.push_back({*builtin});
-    }
+    if (include_builtin != 0) sources.push_back(logrx::builtin_rule_source());
     for (size_t i = 0; i < n_dirs; ++i)
       if (dirs != nullptr && dirs[i] != nullptr) sources.push_back({dirs[i]});
     if (sources.empty()) {
@@ -82,6 +75,14 @@ logrx_rulebook* logrx_rulebook_load(const char* const* dirs, size_t n_dirs, int 
 }
 
 void logrx_rulebook_free(logrx_rulebook* book) { delete book; }
+
+char* logrx_builtin_rules_source(void) {
+  try {
+    return copy_string(logrx::builtin_rule_source().path);
+  } catch (...) {
+    return nullptr;
+  }
+}
 
 size_t logrx_rulebook_size(const logrx_rulebook* book) {
   return book == nullptr ? 0 : book->book.size();

@@ -167,7 +167,8 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
   } else {
     Diagnostics ignored;
     for (const RuleSource& source : sources) {
-      auto files = detail::load_rule_source(source.path, ignored);
+      auto files = source.builtin ? detail::load_embedded_rules(ignored)
+                                  : detail::load_rule_source(source.path, ignored);
       for (RuleSpec& rule : files.rules) loaded.push_back(std::move(rule));
     }
   }
@@ -528,7 +529,8 @@ std::optional<Rulebook> Rulebook::load(const std::vector<RuleSource>& sources,
   for (const RuleSource& source : sources) {
     // Inside one source a repeated id is an error (reported by compile);
     // across sources the later one replaces the earlier.
-    detail::RuleFiles files = detail::load_rule_source(source.path, errors);
+    detail::RuleFiles files = source.builtin ? detail::load_embedded_rules(errors)
+                                             : detail::load_rule_source(source.path, errors);
     std::vector<RuleSpec>& loaded = files.rules;
     for (ServerFlags& list : files.flags) flags.push_back(std::move(list));
     std::map<std::string, const RuleSpec*> in_this_source;

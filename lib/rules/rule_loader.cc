@@ -20,6 +20,7 @@
 #include <system_error>
 #include <thread>
 
+#include "rules/embedded_rules.h"
 #include "rules/json_positions.h"
 #include "util/text.h"
 
@@ -754,23 +755,92 @@ void load_rule_file(const std::string& file, RuleFiles& rules, Diagnostics& erro
 
 }  // namespace
 
+std::optional<std::string_view> embedded_rule_text(std::string_view prefixed_name) {
+  if (prefixed_name.substr(0, kEmbeddedPrefix.size()) != kEmbeddedPrefix) return std::nullopt;
+  std::string_view name = prefixed_name.substr(kEmbeddedPrefix.size());
+  for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i) {
+    const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
+    if (name == file.name)
+      return std::string_view(reinterpret_cast<const char*>(file.bytes), file.size);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::pair<int, int>> position_in_file(const std::string& file,
                                                     const std::string& pointer) {
+  if (auto embedded = embedded_rule_text(file)) {
+    TextPosition at = JsonPositions(*embedded).find(pointer);
+    return std::make_pair(at.line, at.column);
+  }
   std::string content;
   if (read_rule_text(file, content) != ReadResult::Ok) return std::nullopt;
   TextPosition at = JsonPositions(content).find(pointer);
   return std::make_pair(at.line, at.column);
 }
 
+namespace {
+
+// Files are independent: two halves are read and parsed side by side (the
+// rulebook loads at every CLI call), then joined in file order so the result
+// and the diagnostics do not depend on the threads.
+template <typename LoadOne>
+RuleFiles load_in_halves(std::size_t count, LoadOne load_one, Diagnostics& errors) {
+  RuleFiles rules;
+  auto load_range = [&load_one](std::size_t begin, std::size_t end, RuleFiles& out,
+                                Diagnostics& problems) {
+    for (std::size_t i = begin; i < end; ++i) load_one(i, out, problems);
+  };
+  std::size_t half = count / 2;
+  RuleFiles second;
+  Diagnostics second_errors;
+  std::exception_ptr failure;
+  std::thread worker;
+  try {
+    if (half > 0)
+      worker = std::thread([&] {
+        try {
+          load_range(half, count, second, second_errors);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+  } catch (const std::system_error&) {
+    // No thread to be had: the worker's half is loaded below.
+  }
+  load_range(0, half, rules, errors);
+  if (worker.joinable()) {
+    worker.join();
+  } else {
+    load_range(half, count, second, second_errors);
+  }
+  if (failure) std::rethrow_exception(failure);
+  for (RuleSpec& rule : second.rules) rules.rules.push_back(std::move(rule));
+  for (ServerFlags& list : second.flags) rules.flags.push_back(std::move(list));
+  for (Diagnostic& d : second_errors) errors.push_back(std::move(d));
+  return rules;
+}
+
+}  // namespace
+
+RuleFiles load_embedded_rules(Diagnostics& errors) {
+  return load_in_halves(
+      kEmbeddedRuleFileCount,
+      [](std::size_t i, RuleFiles& out, Diagnostics& problems) {
+        const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
+        std::string_view text(reinterpret_cast<const char*>(file.bytes), file.size);
+        parse_rule_file(text, std::string(kEmbeddedPrefix) + file.name, out, problems);
+      },
+      errors);
+}
+
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
   namespace fs = std::filesystem;
-  RuleFiles rules;
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
     errors.push_back(Diagnostic{"rule.source-missing", "rule source does not exist", path, "", 0,
                                 0, ""});
-    return rules;
+    return {};
   }
   std::vector<std::string> files;
   if (fs::is_directory(status)) {
@@ -787,40 +857,12 @@ RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
   } else {
     files.push_back(path);
   }
-  // Files are independent: two halves are read and parsed side by side (the
-  // rulebook loads at every CLI call), then joined in file order so the
-  // result and the diagnostics do not depend on the threads.
-  auto load_range = [&files](std::size_t begin, std::size_t end, RuleFiles& out,
-                             Diagnostics& problems) {
-    for (std::size_t i = begin; i < end; ++i) load_rule_file(files[i], out, problems);
-  };
-  std::size_t half = files.size() / 2;
-  RuleFiles second;
-  Diagnostics second_errors;
-  std::exception_ptr failure;
-  std::thread worker;
-  try {
-    if (half > 0)
-      worker = std::thread([&] {
-        try {
-          load_range(half, files.size(), second, second_errors);
-        } catch (...) {
-          failure = std::current_exception();
-        }
-      });
-  } catch (const std::system_error&) {
-    // No thread to be had: the worker's half is loaded below.
-  }
-  load_range(0, half, rules, errors);
-  if (worker.joinable()) {
-    worker.join();
-  } else {
-    load_range(half, files.size(), second, second_errors);
-  }
-  if (failure) std::rethrow_exception(failure);
-  for (RuleSpec& rule : second.rules) rules.rules.push_back(std::move(rule));
-  for (ServerFlags& list : second.flags) rules.flags.push_back(std::move(list));
-  for (Diagnostic& d : second_errors) errors.push_back(std::move(d));
+  RuleFiles rules = load_in_halves(
+      files.size(),
+      [&files](std::size_t i, RuleFiles& out, Diagnostics& problems) {
+        load_rule_file(files[i], out, problems);
+      },
+      errors);
   return rules;
 }
 

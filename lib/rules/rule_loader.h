@@ -28,7 +28,12 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
 // Reads a file or every *.json under a directory (sorted by path).
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors);
 
-// Line and column of the JSON value at pointer in a rule file, read again:
+// Parses the rulebook compiled into the library; files are named
+// "builtin:rules/<path>" (see embedded_rules.h).
+RuleFiles load_embedded_rules(Diagnostics& errors);
+
+// Line and column of the JSON value at pointer in a rule file (on disk or
+// embedded), read again:
 // field positions are only needed for an error, so they are not kept.
 std::optional<std::pair<int, int>> position_in_file(const std::string& file,
                                                     const std::string& pointer);

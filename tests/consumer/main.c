@@ -14,6 +14,9 @@ static void on_finding(const char* json, void* user) {
 int main(int argc, char** argv) {
   char* error = NULL;
   if (argc < 2) return 2;
+  char* source = logrx_builtin_rules_source();
+  printf("rules from %s\n", source != NULL ? source : "?");
+  logrx_free(source);
   logrx_rulebook* book = logrx_rulebook_load(NULL, 0, 1, &error);
   if (book == NULL) {
     printf("load failed: %s\n", error ? error : "?");

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// The built-in rulebook compiled into the library (a source generated from
+// rules/ by tools/embed_rules.cc at build time).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace logrx::detail {
+
+struct EmbeddedRuleFile {
+  const char* name;  // path relative to rules/: "sglang/memory.json"
+  const unsigned char* bytes;
+  std::size_t size;
+};
+
+extern const EmbeddedRuleFile kEmbeddedRuleFiles[];
+extern const std::size_t kEmbeddedRuleFileCount;
+
+// Rules and diagnostics from the embedded copy name their file with this
+// prefix and the path in the source tree ("builtin:rules/sglang/memory.json"):
+// a position stays meaningful, and cannot be mistaken for a file on disk.
+inline constexpr std::string_view kEmbeddedPrefix = "builtin:rules/";
+
+// The text of an embedded file by its prefixed name; std::nullopt for
+// any other name.
+std::optional<std::string_view> embedded_rule_text(std::string_view prefixed_name);
+
+}  // namespace logrx::detail
