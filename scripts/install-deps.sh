@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # ripgrep: a test checks that 'logrx rules patterns' works with rg -f.
+# python3-pytest: the Python package's tests (optional: skipped without it).
 packages=(cmake g++ make pkg-config libre2-dev libboost-dev nlohmann-json3-dev
-          libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep)
+          libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep python3-pytest)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -55,11 +55,23 @@ void logrx_rulebook_free(logrx_rulebook* book);
 char* logrx_builtin_rules_source(void);
 size_t logrx_rulebook_size(const logrx_rulebook* book);
 
+/* The rules as a JSON array (`logrx rules list --format json`: id, severity,
+ * category, servers, title, file); free with logrx_free. */
+char* logrx_rulebook_rules(const logrx_rulebook* book);
+
 /* Creates an analyzer for one stream. `launch_command` (may be NULL) is the
  * command believed to have produced the stream; contradictions become
  * stale_output findings. The analyzer keeps its own reference to the rulebook. */
 logrx_analyzer* logrx_analyzer_new(const logrx_rulebook* book, const char* stream_name,
                                    const char* launch_command, char** error);
+/* The same with every option as a JSON object (NULL or "{}": defaults):
+ * {"stream_name": "server.log", "launch_command": "...", "since": "2026-05-23T07:40:00Z",
+ *  "file_mtime": 1779000000, "server": "vllm", "redact": true, "ready_pattern": "...",
+ *  "max_findings": 10000, "max_line_bytes": 65536, "max_runs": 1000}.
+ * Unknown keys and wrong types are errors. */
+logrx_analyzer* logrx_analyzer_new_with_options(const logrx_rulebook* book,
+                                                const char* options_json, char** error);
+
 void logrx_analyzer_set_callback(logrx_analyzer* analyzer, logrx_finding_callback callback,
                                  void* user_data);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <new>
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ struct logrx_analyzer {
   std::optional<logrx::Report> report;
 };
 
+using json = nlohmann::json;
+
 namespace {
 
 char* copy_string(const std::string& text) {
@@ -37,6 +40,53 @@ char* copy_string(const std::string& text) {
 
 void set_error(char** error, const std::string& message) {
   if (error != nullptr) *error = copy_string(message);
+}
+
+logrx_analyzer* make_analyzer(const logrx_rulebook& book, logrx::AnalyzerOptions options) {
+  auto out = std::make_unique<logrx_analyzer>();
+  out->analyzer = std::make_unique<logrx::Analyzer>(book.book, std::move(options));
+  logrx_analyzer* raw = out.get();
+  out->analyzer->on_finding([raw](const logrx::Finding& finding) {
+    if (raw->callback == nullptr) return;
+    std::string text = logrx::finding_to_json(finding);
+    raw->callback(text.c_str(), raw->user_data);
+  });
+  return out.release();
+}
+
+// One key of logrx_analyzer_new_with_options; false for an unknown key or a
+// value of the wrong type.
+bool read_option(const std::string& key, const json& value, logrx::AnalyzerOptions& options) {
+  auto text = [&value](std::string& out) {
+    if (!value.is_string()) return false;
+    out = value.get<std::string>();
+    return true;
+  };
+  auto count = [&value](std::size_t& out) {
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() == 0) return false;
+    out = static_cast<std::size_t>(value.get<std::uint64_t>());
+    return true;
+  };
+  if (key == "stream_name") return text(options.stream_name);
+  if (key == "launch_command") return text(options.launch_command);
+  if (key == "since") return text(options.since);
+  if (key == "server") return text(options.server);
+  if (key == "ready_pattern") return text(options.ready_pattern);
+  if (key == "redact") {
+    if (!value.is_boolean()) return false;
+    options.redact = value.get<bool>();
+    return true;
+  }
+  if (key == "file_mtime") {
+    if (value.is_null()) return true;
+    if (!value.is_number_integer()) return false;
+    options.file_mtime = value.get<std::int64_t>();
+    return true;
+  }
+  if (key == "max_findings") return count(options.max_findings);
+  if (key == "max_line_bytes") return count(options.max_line_bytes);
+  if (key == "max_runs") return count(options.max_runs);
+  return false;
 }
 
 }  // namespace
@@ -88,6 +138,24 @@ size_t logrx_rulebook_size(const logrx_rulebook* book) {
   return book == nullptr ? 0 : book->book.size();
 }
 
+char* logrx_rulebook_rules(const logrx_rulebook* book) {
+  if (book == nullptr) return nullptr;
+  try {
+    json list = json::array();
+    for (const logrx::RuleSpec& rule : book->book.rules()) {
+      list.push_back(json{{"id", rule.id},
+                          {"severity", std::string(logrx::to_string(rule.severity))},
+                          {"category", std::string(logrx::to_string(rule.category))},
+                          {"servers", rule.servers},
+                          {"title", rule.title},
+                          {"file", rule.file}});
+    }
+    return copy_string(list.dump(-1, ' ', false, json::error_handler_t::replace));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 logrx_analyzer* logrx_analyzer_new(const logrx_rulebook* book, const char* stream_name,
                                    const char* launch_command, char** error) {
   if (error != nullptr) *error = nullptr;
@@ -99,14 +167,38 @@ logrx_analyzer* logrx_analyzer_new(const logrx_rulebook* book, const char* strea
     logrx::AnalyzerOptions options;
     if (stream_name != nullptr) options.stream_name = stream_name;
     if (launch_command != nullptr) options.launch_command = launch_command;
-    auto* out = new logrx_analyzer;
-    out->analyzer = std::make_unique<logrx::Analyzer>(book->book, options);
-    out->analyzer->on_finding([out](const logrx::Finding& finding) {
-      if (out->callback == nullptr) return;
-      std::string json = logrx::finding_to_json(finding);
-      out->callback(json.c_str(), out->user_data);
-    });
-    return out;
+    return make_analyzer(*book, std::move(options));
+  } catch (const std::exception& e) {
+    set_error(error, e.what());
+  } catch (...) {
+    set_error(error, "unknown error");
+  }
+  return nullptr;
+}
+
+logrx_analyzer* logrx_analyzer_new_with_options(const logrx_rulebook* book,
+                                                const char* options_json, char** error) {
+  if (error != nullptr) *error = nullptr;
+  if (book == nullptr) {
+    set_error(error, "no rulebook");
+    return nullptr;
+  }
+  try {
+    logrx::AnalyzerOptions options;
+    if (options_json != nullptr && *options_json != '\0') {
+      json given = json::parse(options_json);
+      if (!given.is_object()) {
+        set_error(error, "analyzer options are a JSON object");
+        return nullptr;
+      }
+      for (const auto& [key, value] : given.items()) {
+        if (!read_option(key, value, options)) {
+          set_error(error, "bad analyzer option \"" + key + "\"");
+          return nullptr;
+        }
+      }
+    }
+    return make_analyzer(*book, std::move(options));
   } catch (const std::exception& e) {
     set_error(error, e.what());
   } catch (...) {
