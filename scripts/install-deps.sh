@@ -4,9 +4,11 @@
 set -euo pipefail
 
 # ripgrep: a test checks that 'logrx rules patterns' works with rg -f.
-# python3-pytest: the Python package's tests (optional: skipped without it).
+# python3-pytest: the Python package's tests; python3-setuptools, -pip, -wheel: its pip install
+# test (all optional: skipped without them).
 packages=(cmake g++ make pkg-config libre2-dev libboost-dev nlohmann-json3-dev
-          libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep python3-pytest)
+          libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep python3-pytest
+          python3-setuptools python3-pip python3-wheel)
 
 missing=()
 for p in "${packages[@]}"; do
