@@ -6,6 +6,7 @@ import ctypes
 import json
 import os
 import threading
+import time
 from typing import (IO, Any, Callable, Dict, Iterable, List, Mapping, MutableMapping, Optional,
                     Sequence, Union)
 
@@ -127,13 +128,13 @@ class Analyzer:
     def __init__(self, rulebook: RulesArg = None, *, name: str = "<stream>",
                  launch_cmd: Optional[str] = None, since: Optional[str] = None,
                  server: Optional[str] = None, redact: bool = True,
-                 file_mtime: Optional[int] = None,
+                 file_mtime: Optional[int] = None, quiet_period: float = 2.0,
                  on_finding: Optional[FindingCallback] = None) -> None:
         """`rulebook` is a Rulebook, rule directories to load on top of the built-in
         rules, or None for the built-in ones. `launch_cmd` and `since` (ISO 8601)
         describe the launch you believe wrote the stream: lines that contradict
         them become stale findings. `server` ("vllm", "sglang", ...) names the
-        server when the lines do not."""
+        server when the lines do not. `quiet_period`: see poll()."""
         self._book = _rulebook(rulebook)
         options: Dict[str, Any] = {"stream_name": name, "redact": bool(redact)}
         if launch_cmd:
@@ -151,6 +152,8 @@ class Analyzer:
             raise Error(_error_text(error, "cannot create an analyzer"))
         self._handle: Optional[int] = handle
         self.on_finding = on_finding
+        self.quiet_period = float(quiet_period)
+        self._last_feed = time.monotonic()
         self._new: List[Finding] = []
         self._failure: Optional[BaseException] = None
         self._report: Optional[Report] = None
@@ -188,17 +191,25 @@ class Analyzer:
         chunk = bytes(data)
         if _native.lib().logrx_analyzer_feed(self._pointer(), chunk, len(chunk)) != 0:
             raise Error("the analyzer is finished")
+        self._last_feed = time.monotonic()
         return self._collect()
 
     def poll(self, now: Optional[float] = None) -> List[Finding]:
-        """Closes events whose lines stopped coming (a traceback with no end
-        line) so their findings are reported without waiting for more input.
-        `now` is Unix seconds (default: the current time). Needs a liblogrx with
-        logrx_analyzer_poll."""
+        """For a stream that went quiet (a hung server): when nothing was fed for
+        `quiet_period` seconds before `now` (time.monotonic(); default: the
+        current time), closes a multi-line event still waiting for lines (a
+        traceback) and returns the findings held for it. Call it periodically
+        from a supervisor's loop. Needs a liblogrx with logrx_analyzer_flush_idle."""
         lib = _native.lib()
-        if not hasattr(lib, "logrx_analyzer_poll"):
-            raise Error("this liblogrx has no logrx_analyzer_poll")
-        raise Error("logrx_analyzer_poll is not supported by this version of the package")
+        if not hasattr(lib, "logrx_analyzer_flush_idle"):
+            raise Error("this liblogrx has no logrx_analyzer_flush_idle (poll)")
+        pointer = self._pointer()
+        current = time.monotonic() if now is None else float(now)
+        if current - self._last_feed < self.quiet_period:
+            return []
+        if lib.logrx_analyzer_flush_idle(pointer) != 0:
+            raise Error("the analyzer is finished")
+        return self._collect()
 
     def note_exit(self) -> None:
         """Tells the analyzer the process writing the stream has ended, so a

@@ -74,6 +74,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         function.restype = restype
         function.argtypes = argtypes
     # Later additions to the C API: used when this liblogrx has them.
+    if hasattr(lib, "logrx_analyzer_flush_idle"):
+        lib.logrx_analyzer_flush_idle.restype = ctypes.c_int
+        lib.logrx_analyzer_flush_idle.argtypes = [vp]
     if hasattr(lib, "logrx_apply_remediation"):
         lib.logrx_apply_remediation.restype = vp
         lib.logrx_apply_remediation.argtypes = [vp, cp, cp, ctypes.POINTER(cp), sz, err]

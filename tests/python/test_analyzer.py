@@ -64,3 +64,25 @@ def test_note_exit_reports_a_launch_that_died_silently():
 def test_missing_rules_are_errors():
     with pytest.raises(logrx.Error, match="does not exist"):
         logrx.Analyzer(["/nonexistent/rules"])
+
+
+def test_poll_reports_a_traceback_the_server_hangs_in():
+    analyzer = logrx.Analyzer(server="sglang", quiet_period=2.0)
+    try:
+        analyzer.poll(now=0.0)
+    except logrx.Error as e:
+        if "flush_idle" in str(e):
+            pytest.skip(f"liblogrx without poll yet: {e}")
+        raise
+    # A traceback whose process hangs after its last line: no line ends the event.
+    held = analyzer.feed("Traceback (most recent call last):\n"
+                         '  File "model_runner.py", line 402, in init_memory_pool\n'
+                         "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+                         "Current value: mem_fraction_static=0.8\n")
+    assert held == []
+    fed_at = analyzer._last_feed
+    assert analyzer.poll(now=fed_at + 1.0) == []  # not quiet long enough
+    found = analyzer.poll(now=fed_at + 2.5)
+    assert [f.rule for f in found] == ["sglang.memory.not-enough-memory"]
+    assert analyzer.poll(now=fed_at + 10) == []  # reported once
+    assert "sglang.memory.not-enough-memory" in {f.rule for f in analyzer.finish().findings}
