@@ -2,10 +2,12 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -52,6 +54,9 @@ std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink) {
   int fd = 0;
   bool is_stdin = path == "-";
+  if (is_stdin && ::isatty(STDIN_FILENO) != 0)
+    std::cerr << "logrx: reading the log from the terminal; give a file or pipe one in "
+                 "(Ctrl-D ends the input)\n";
   if (!is_stdin) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::strerror(errno);
@@ -66,16 +71,35 @@ std::string read_stream(const std::string& path,
   static constexpr std::size_t kChunk = 1 << 18;
   std::vector<char> buffer(kChunk);
   std::string error;
-  while (true) {
+  // A pipe can stay open and silent (`tail -F log | logrx scan`): wait for
+  // data or a stop signal, so Ctrl-C ends the input and the report is still
+  // printed.
+  struct stat info {};
+  bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  while (!stop_requested()) {
+    if (!regular && !wait_readable(fd)) break;
     ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR || errno == EAGAIN) continue;
       error = std::strerror(errno);
       break;
     }
     if (n == 0) break;
     sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
     if (stdout_closed()) break;
+  }
+  if (stop_requested() && !regular && error.empty() && !stdout_closed()) {
+    // What the writer had already sent when the stop came is part of the
+    // log (a bounded amount: a pipe holds 64 KiB by default).
+    std::size_t drained = 0;
+    while (drained < (std::size_t{16} << 20)) {
+      pollfd ready{fd, POLLIN, 0};
+      if (::poll(&ready, 1, 0) <= 0 || (ready.revents & POLLIN) == 0) break;
+      ssize_t n = ::read(fd, buffer.data(), buffer.size());
+      if (n <= 0) break;
+      drained += static_cast<std::size_t>(n);
+      sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    }
   }
   if (!is_stdin) ::close(fd);
   return error;
@@ -90,6 +114,138 @@ std::optional<std::int64_t> file_mtime(const std::string& path) {
 bool stdout_closed() {
   // SIGPIPE is ignored (main), so a closed pipe shows up as a failed stream.
   return !std::cout.good();
+}
+
+FdStreamBuf::FdStreamBuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+
+FdStreamBuf::~FdStreamBuf() { drain(); }
+
+int FdStreamBuf::drain() {
+  const char* at = pbase();
+  const char* end = pptr();
+  while (error_ == 0 && at < end) {
+    ssize_t n = ::write(fd_, at, static_cast<std::size_t>(end - at));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = errno;
+    } else {
+      at += n;
+    }
+  }
+  setp(buffer_, buffer_ + sizeof buffer_);
+  return error_ == 0 ? 0 : -1;
+}
+
+FdStreamBuf::int_type FdStreamBuf::overflow(int_type ch) {
+  if (drain() != 0) return traits_type::eof();
+  if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(ch);
+    pbump(1);
+  }
+  return traits_type::not_eof(ch);
+}
+
+int FdStreamBuf::sync() { return drain(); }
+
+namespace {
+// Never freed: std::cout may be flushed by the runtime after main returns.
+FdStreamBuf* g_stdout = nullptr;
+}  // namespace
+
+void install_stdout() {
+  if (g_stdout != nullptr) return;
+  g_stdout = new FdStreamBuf(STDOUT_FILENO);
+  std::cout.rdbuf(g_stdout);
+}
+
+int finish_stdout(int code) {
+  std::cout.flush();
+  int error = g_stdout != nullptr ? g_stdout->error() : 0;
+  if (error == 0 && !std::cout.good()) error = EIO;
+  if (error == 0 || error == EPIPE) return code;
+  std::cerr << "logrx: cannot write the output to standard output: " << std::strerror(error)
+            << "\n";
+  return kExitError;
+}
+
+OutputFile::OutputFile(std::string path, int fd)
+    : path_(std::move(path)), buffer_(fd), stream_(&buffer_) {}
+
+OutputFile::~OutputFile() { close(); }
+
+std::unique_ptr<OutputFile> OutputFile::create(const std::string& path, std::string& error) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return nullptr;
+  }
+  return std::unique_ptr<OutputFile>(new OutputFile(path, fd));
+}
+
+std::string OutputFile::close() {
+  if (closed_) return "";
+  closed_ = true;
+  stream_.flush();
+  int error = buffer_.error();
+  if (error == 0 && !stream_.good()) error = EIO;
+  if (::close(buffer_.fd()) != 0 && error == 0) error = errno;
+  return error == 0 ? "" : std::strerror(error);
+}
+
+namespace {
+volatile std::sig_atomic_t g_stop = 0;
+int g_stop_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int) {
+  int saved = errno;
+  g_stop = 1;
+  if (g_stop_pipe[1] >= 0) {
+    char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(g_stop_pipe[1], &byte, 1);
+  }
+  errno = saved;
+}
+
+// Polls `fd` (or nothing, -1) together with the stop pipe.
+int poll_with_stop(int fd, int timeout_ms) {
+  pollfd fds[2] = {{g_stop_pipe[0], POLLIN, 0}, {fd, POLLIN, 0}};
+  return ::poll(fds, fd >= 0 ? 2 : 1, timeout_ms) > 0 && fd >= 0 && fds[1].revents != 0 ? 1 : 0;
+}
+}  // namespace
+
+void install_stop_handlers() {
+  if (g_stop_pipe[0] < 0 && ::pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_stop_pipe[0] = g_stop_pipe[1] = -1;
+  }
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  // No SA_RESTART: a blocked read returns EINTR. SA_RESETHAND: a second
+  // Ctrl-C kills a process that is stuck in finishing.
+  action.sa_flags = SA_RESETHAND;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+bool stop_requested() { return g_stop != 0; }
+
+bool wait_unless_stopped(int ms) {
+  if (g_stop == 0) {
+    if (g_stop_pipe[0] >= 0) {
+      poll_with_stop(-1, ms);
+    } else {
+      ::usleep(static_cast<useconds_t>(ms) * 1000);
+    }
+  }
+  return g_stop != 0;
+}
+
+bool wait_readable(int fd) {
+  while (g_stop == 0) {
+    if (g_stop_pipe[0] < 0) return true;  // no pipe: a plain blocking read
+    if (poll_with_stop(fd, -1) == 1) return true;
+  }
+  return false;
 }
 
 bool stdin_is_stream() {

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +23,71 @@ enum ExitCode : int {
   kExitError = 2,     // usage, input or rule errors
 };
 
-// Set when a write to stdout failed (a closed pipe: `logrx scan | head -1`);
-// commands stop producing output and reading input.
+// Set when a write to stdout failed (a closed pipe: `logrx scan | head -1`,
+// a full disk); commands stop producing output and reading input.
 bool stdout_closed();
+
+// A stream buffer over a file descriptor that remembers why the first write
+// failed (errno), so a full disk is reported instead of lost in a badbit.
+// After a failure it discards further output.
+class FdStreamBuf : public std::streambuf {
+ public:
+  explicit FdStreamBuf(int fd);
+  ~FdStreamBuf() override;
+  FdStreamBuf(const FdStreamBuf&) = delete;
+  FdStreamBuf& operator=(const FdStreamBuf&) = delete;
+  int error() const { return error_; }  // errno of the first failed write, 0 if none
+  int fd() const { return fd_; }
+
+ protected:
+  int_type overflow(int_type ch) override;
+  int sync() override;
+
+ private:
+  int drain();
+  int fd_;
+  int error_ = 0;
+  char buffer_[1 << 16];
+};
+
+// Points std::cout at an FdStreamBuf over STDOUT_FILENO (call once, first
+// thing in main).
+void install_stdout();
+
+// Flushes stdout and turns a failed write into exit 2 with a message on
+// stderr. A closed pipe (EPIPE: `logrx scan | head -1`) is the reader's
+// choice, not an error: it keeps `code` and prints nothing.
+int finish_stdout(int code);
+
+// An output file of `-o FILE`: created (truncated) on open; close() flushes
+// it and says why writing failed ("" on success).
+class OutputFile {
+ public:
+  // Returns nullptr and sets `error` when the file cannot be created.
+  static std::unique_ptr<OutputFile> create(const std::string& path, std::string& error);
+  ~OutputFile();
+  std::ostream& stream() { return stream_; }
+  const std::string& path() const { return path_; }
+  std::string close();
+
+ private:
+  OutputFile(std::string path, int fd);
+  std::string path_;
+  FdStreamBuf buffer_;
+  std::ostream stream_;
+  bool closed_ = false;
+};
+
+// SIGINT and SIGTERM end reading instead of the process: the handler (no
+// SA_RESTART, so blocking reads return EINTR) sets a flag and writes to a
+// self-pipe that waits poll(). A second signal kills as usual.
+void install_stop_handlers();
+bool stop_requested();
+// Waits up to `ms` milliseconds, or less when a stop is requested. Returns
+// stop_requested().
+bool wait_unless_stopped(int ms);
+// Waits until `fd` is readable or a stop is requested; true when readable.
+bool wait_readable(int fd);
 
 struct RuleOptions {
   std::vector<std::string> extra_dirs;  // --rules DIR (repeatable), after $LOGRX_RULES_PATH

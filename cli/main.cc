@@ -23,11 +23,14 @@ int main(int argc, char** argv) {
   // A closed stdout (`logrx scan big.log | head -1`) is a failed write that
   // ends the command quietly, not a signal that kills it mid-way.
   std::signal(SIGPIPE, SIG_IGN);
+  install_stdout();
   CLI::App app{"logrx " LOGRX_VERSION
                ": reads the logs of LLM inference servers (SGLang, vLLM, ...), recognises "
                "what went wrong and prescribes the fix as concrete server flags."};
   app.set_version_flag("--version", LOGRX_VERSION);
   app.require_subcommand(1);
+  // Global options anywhere: `logrx scan -v` as well as `logrx -v scan`.
+  app.fallthrough();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log what logrx does to stderr");
   app.footer(
@@ -68,10 +71,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? kExitClean : kExitError;
+    return finish_stdout(code == 0 ? kExitClean : kExitError);
   } catch (const std::exception& e) {
     std::cerr << "logrx: " << e.what() << "\n";
-    return kExitError;
+    return finish_stdout(kExitError);
   }
-  return exit_code;
+  return finish_stdout(exit_code);
 }

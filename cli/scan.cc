@@ -74,6 +74,9 @@ void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code) {
 }
 
 int run_scan(const ScanOptions& options) {
+  // Ctrl-C or SIGTERM (`tail -F log | logrx scan`) ends the input; the
+  // findings still held, the summary and the remediation are still printed.
+  install_stop_handlers();
   auto book = load_rulebook(options.rules);
   if (!book) return kExitError;
 
@@ -115,6 +118,7 @@ int run_scan(const ScanOptions& options) {
       input_error = true;
     }
     reports.push_back(analyzer.finish());
+    if (stop_requested()) break;
   }
   Report report = merge_reports(std::move(reports));
 
