@@ -1,13 +1,42 @@
 // SPDX-License-Identifier: MIT
 #include "budget.h"
 
+#include <cctype>
+#include <cstdio>
+#include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "logrx/analyzer.h"
 #include "logrx/budget.h"
 #include "logrx/output.h"
 
 namespace logrx::cli {
+namespace {
+
+// "96GiB", "80 GB", "96G", "98304MiB", "96" -> GiB. Servers print binary
+// sizes (SGLang labels them "GB"), so GB and G are read as GiB too.
+std::optional<double> parse_gpu_memory(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit;
+  for (std::size_t i = used; i < text.size(); ++i)
+    if (!std::isspace(static_cast<unsigned char>(text[i])))
+      unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+  if (unit == "mib" || unit == "mb" || unit == "m") value /= 1024;
+  else if (unit == "tib" || unit == "tb" || unit == "t") value *= 1024;
+  else if (!(unit.empty() || unit == "gib" || unit == "gb" || unit == "g")) return std::nullopt;
+  // No GPU has less than 1 GiB or more than 64 TiB.
+  if (!std::isfinite(value) || value < 1 || value > 65536) return std::nullopt;
+  return value;
+}
+
+}  // namespace
 
 void setup_budget(CLI::App& app, BudgetOptions& options, int& exit_code) {
   CLI::App* budget = app.add_subcommand(
@@ -17,6 +46,14 @@ void setup_budget(CLI::App& app, BudgetOptions& options, int& exit_code) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   budget->add_option("--run", options.run, "Which launch in the file (1 = first; default: the latest)");
+  budget->add_option("--gpu-memory", options.gpu_memory,
+                     "Memory of one GPU (96GiB, 80GB, 98304MiB), when the log does not print "
+                     "the card's size; it replaces an estimate")
+      ->type_name("SIZE")
+      ->check([](const std::string& value) {
+        return parse_gpu_memory(value) ? std::string()
+                                       : "not a GPU memory size (e.g. 96GiB): " + value;
+      });
   budget->add_option("--color", options.color, "Colour the bar")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -54,6 +91,13 @@ int run_budget(const BudgetOptions& options) {
       return kExitError;
     }
     run = &report.runs[static_cast<std::size_t>(options.run - 1)];
+  }
+  RunInfo sized = *run;
+  if (auto size = parse_gpu_memory(options.gpu_memory)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", *size);
+    sized.facts["gpu_total_gb"] = Fact{text, *size, 0};
+    run = &sized;
   }
   MemoryBudget budget = compute_budget(*run);
   // An empty log, or one without a single memory figure, has no budget: a

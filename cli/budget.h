@@ -13,6 +13,7 @@ struct BudgetOptions {
   std::string format = "text";
   std::string color = "auto";
   int run = 0;  // 0: the latest
+  std::string gpu_memory;  // --gpu-memory: the card's size when the log does not print it
   bool no_redact = false;
   RuleOptions rules;
 };

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "scan.h"
 
+#include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "logrx/analyzer.h"
 #include "logrx/output.h"
+#include "outputs.h"
 
 namespace logrx::cli {
 
@@ -12,9 +15,24 @@ namespace {
 
 void add_scan_options(CLI::App* command, ScanOptions& options) {
   command->add_option("files", options.files, "Log files to read; '-' or none reads stdin");
-  command->add_option("--format", options.format, "Output format")
+  command->add_option("--format", options.formats,
+                      "Output format: text (default), json, sarif or github; repeat it with -o "
+                      "to write several in one pass")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
-      ->capture_default_str();
+      ->allow_extra_args(false);
+  command->add_option("-o,--output", options.outputs,
+                      "Write the --format given before it to FILE instead of stdout "
+                      "(--format sarif -o a.sarif --format github)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  command->add_option("--exclude-rule", options.exclude_rules,
+                      "Leave out the findings of this rule (repeatable)")
+      ->type_name("ID")
+      ->allow_extra_args(false);
+  command->add_option("--baseline", options.baseline,
+                      "A previous 'scan --format json' report: list only findings it does not "
+                      "hold (same rule and message)")
+      ->type_name("FILE");
   command->add_option("--fail-on", options.fail_on,
                       "Exit 1 when a finding of this severity or worse is present")
       ->check(CLI::IsMember({"info", "warning", "error", "fatal", "never"}))
@@ -43,15 +61,22 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
                       "The server that wrote the log, when its lines do not say (a bare traceback)")
       ->check(CLI::IsMember({"sglang", "vllm", "tgi", "llamacpp", "trtllm", "lmdeploy", "ollama"}));
   command->add_option("--since", options.since,
-                      "When the server was launched (ISO 8601, local time unless a zone is "
-                      "given); a log that predates it is stale")
+                      "When the server was launched: ISO 8601 (local time unless a zone is "
+                      "given), a date (2026-05-23) or an age (90s, 30m, 1h, 2d); a log that "
+                      "predates it is stale")
       ->type_name("TIME")
-      ->check([](const std::string& value) {
-        return parse_iso8601(value) ? std::string() : "not an ISO 8601 time: " + value;
-      });
+      ->transform(CLI::Validator(
+          [](std::string& value) {
+            auto normal = normalize_since(value);
+            if (!normal)
+              return "not an ISO 8601 time, a date (2026-05-23) or an age (1h): " + value;
+            value = *normal;
+            return std::string();
+          },
+          "TIME"));
   command->footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it, "
-      "2 usage, input or rule errors.");
+      "2 usage, input, rule or output errors.");
 }
 
 }  // namespace
@@ -60,7 +85,7 @@ void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
   CLI::App* scan = app.add_subcommand(
       "scan", "Diagnose server logs: findings, explanations and the flags that fix them");
   add_scan_options(scan, options);
-  scan->callback([&options, &exit_code] { exit_code = run_scan(options); });
+  scan->callback([scan, &options, &exit_code] { exit_code = run_scan(*scan, options); });
 }
 
 void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code) {
@@ -70,15 +95,47 @@ void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code) {
   // options are registered and shown in --help.
   options.fail_on = "warning";
   add_scan_options(lint, options);
-  lint->callback([&options, &exit_code] { exit_code = run_scan(options); });
+  lint->callback([lint, &options, &exit_code] { exit_code = run_scan(*lint, options); });
 }
 
-int run_scan(const ScanOptions& options) {
+int run_scan(const CLI::App& command, const ScanOptions& options) {
+  std::vector<OutputSpec> outputs = resolve_outputs(command, options.formats, options.outputs, "text");
+  std::optional<Baseline> baseline;
+  if (!options.baseline.empty()) {
+    std::string error;
+    baseline = load_baseline(options.baseline, error);
+    if (!baseline) {
+      std::cerr << "logrx: --baseline " << escape_for_terminal(options.baseline) << ": " << error
+                << "\n";
+      return kExitError;
+    }
+  }
+  auto left_out = [&](const Finding& finding) {
+    return std::find(options.exclude_rules.begin(), options.exclude_rules.end(),
+                     finding.rule_id) != options.exclude_rules.end() ||
+           (baseline && baseline->contains(finding));
+  };
   // Ctrl-C or SIGTERM (`tail -F log | logrx scan`) ends the input; the
   // findings still held, the summary and the remediation are still printed.
   install_stop_handlers();
   auto book = load_rulebook(options.rules);
   if (!book) return kExitError;
+  // Output files are created before reading, so a path that cannot be
+  // written fails at once rather than after a long scan.
+  std::vector<std::unique_ptr<OutputFile>> files_out;
+  for (const OutputSpec& output : outputs) {
+    if (output.path.empty()) {
+      files_out.push_back(nullptr);
+      continue;
+    }
+    std::string error;
+    files_out.push_back(OutputFile::create(output.path, error));
+    if (!files_out.back()) {
+      std::cerr << "logrx: cannot write " << escape_for_terminal(output.path) << ": " << error
+                << "\n";
+      return kExitError;
+    }
+  }
 
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
@@ -86,7 +143,10 @@ int run_scan(const ScanOptions& options) {
   TextOptions text;
   text.color = options.color == "always" || (options.color == "auto" && stdout_wants_color());
   text.explanations = !options.brief;
-  bool as_text = options.format == "text";
+  // Text on stdout from a pipe is printed as it is found.
+  bool text_on_stdout = std::any_of(outputs.begin(), outputs.end(), [](const OutputSpec& o) {
+    return o.format == "text" && o.path.empty();
+  });
 
   bool input_error = false;
   bool streamed = false;
@@ -100,13 +160,13 @@ int run_scan(const ScanOptions& options) {
     analyzer_options.redact = !options.no_redact;
     if (file != "-") analyzer_options.file_mtime = file_mtime(file);
     Analyzer analyzer(*book, analyzer_options);
-    if (as_text && file == "-" && stdin_is_stream()) {
+    if (text_on_stdout && file == "-" && stdin_is_stream()) {
       // From a pipe, findings are printed as they are found, so
       // `tail -F log | logrx scan` shows them live; files are reported whole,
       // once runs, wrappers and stale findings are known.
       streamed = true;
-      analyzer.on_finding([&text](const Finding& finding) {
-        if (stdout_closed()) return;
+      analyzer.on_finding([&text, &left_out](const Finding& finding) {
+        if (stdout_closed() || left_out(finding)) return;
         write_finding_text(std::cout, finding, text);
         std::cout.flush();
       });
@@ -118,22 +178,39 @@ int run_scan(const ScanOptions& options) {
       input_error = true;
     }
     reports.push_back(analyzer.finish());
+    if (!options.exclude_rules.empty() || baseline) drop_findings(reports.back(), left_out);
     if (stop_requested()) break;
   }
   Report report = merge_reports(std::move(reports));
 
-  if (as_text) {
-    if (!streamed)
-      for (const Finding& finding : report.findings) write_finding_text(std::cout, finding, text);
-    write_summary_text(std::cout, report, text);
-  } else if (options.format == "sarif") {
-    std::cout << to_sarif(report, *book) << "\n";
-  } else if (options.format == "github") {
-    std::cout << to_github_annotations(report);
-  } else {
-    std::cout << to_json(report) << "\n";
+  int status = kExitClean;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::ostream& out = files_out[i] ? files_out[i]->stream() : std::cout;
+    const std::string& format = outputs[i].format;
+    if (format == "text") {
+      TextOptions to_file = text;
+      if (files_out[i]) to_file.color = false;
+      if (!streamed || files_out[i])
+        for (const Finding& finding : report.findings) write_finding_text(out, finding, to_file);
+      write_summary_text(out, report, to_file);
+    } else if (format == "sarif") {
+      out << to_sarif(report, *book) << "\n";
+    } else if (format == "github") {
+      out << to_github_annotations(report);
+    } else {
+      out << to_json(report) << "\n";
+    }
+    if (files_out[i]) {
+      std::string error = files_out[i]->close();
+      if (!error.empty()) {
+        std::cerr << "logrx: cannot write " << escape_for_terminal(outputs[i].path) << ": "
+                  << error << "\n";
+        status = kExitError;
+      }
+    }
   }
   std::cout.flush();
+  if (status != kExitClean) return status;
 
   if (input_error) return kExitError;
   if (options.fail_on == "never") return kExitClean;

@@ -11,7 +11,10 @@ namespace logrx::cli {
 
 struct ScanOptions {
   std::vector<std::string> files;
-  std::string format = "text";
+  std::vector<std::string> formats;  // --format, repeatable; none: text
+  std::vector<std::string> outputs;  // -o FILE, each for the --format before it
+  std::vector<std::string> exclude_rules;
+  std::string baseline;
   std::string fail_on = "error";
   std::string color = "auto";
   bool brief = false;
@@ -27,6 +30,7 @@ void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code);
 // `logrx lint`: scan for CI, failing on warnings by default, with SARIF and
 // GitHub annotation output.
 void setup_lint(CLI::App& app, ScanOptions& options, int& exit_code);
-int run_scan(const ScanOptions& options);
+// `command` is the parsed subcommand: it pairs each -o with its --format.
+int run_scan(const CLI::App& command, const ScanOptions& options);
 
 }  // namespace logrx::cli
