@@ -86,8 +86,9 @@ int run_budget(const BudgetOptions& options) {
   const RunInfo* run = &report.runs.back();
   if (options.run > 0) {
     if (static_cast<std::size_t>(options.run) > report.runs.size()) {
-      std::cerr << "logrx: the log holds " << report.runs.size() << " launches, not "
-                << options.run << "\n";
+      std::cerr << "logrx: the log holds " << report.runs.size()
+                << (report.runs.size() == 1 ? " launch" : " launches") << ", not " << options.run
+                << "\n";
       return kExitError;
     }
     run = &report.runs[static_cast<std::size_t>(options.run - 1)];

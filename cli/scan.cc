@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
 
 #include "logrx/analyzer.h"
 #include "logrx/output.h"
@@ -79,6 +81,31 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
       "2 usage, input, rule or output errors.");
 }
 
+// SARIF says whether the run read everything: an input that could not be read
+// is executionSuccessful: false with a notification naming it, so a viewer
+// does not show an unread log as a clean one.
+std::string sarif_with_invocation(const std::string& sarif,
+                                  const std::vector<std::pair<std::string, std::string>>& failed) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(sarif, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("runs") || doc["runs"].empty()) return sarif;
+  nlohmann::ordered_json invocation;
+  invocation["executionSuccessful"] = failed.empty();
+  if (!failed.empty()) {
+    invocation["toolExecutionNotifications"] = nlohmann::ordered_json::array();
+    for (const auto& [file, why] : failed) {
+      std::string uri = file == "-" ? "stdin" : file;
+      invocation["toolExecutionNotifications"].push_back(
+          {{"level", "error"},
+           {"message", {{"text", (file == "-" ? std::string("<stdin>") : file) + ": " + why}}},
+           {"locations",
+            nlohmann::ordered_json::array(
+                {{{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}}}}})}});
+    }
+  }
+  doc["runs"][0]["invocations"] = nlohmann::ordered_json::array({invocation});
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code) {
@@ -149,6 +176,7 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
   });
 
   bool input_error = false;
+  std::vector<std::pair<std::string, std::string>> failed_inputs;  // file, why
   bool streamed = false;
   std::vector<Report> reports;
   for (const std::string& file : files) {
@@ -176,6 +204,7 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     if (!error.empty()) {
       std::cerr << "logrx: " << file << ": " << error << "\n";
       input_error = true;
+      failed_inputs.emplace_back(file, error);
     }
     reports.push_back(analyzer.finish());
     if (!options.exclude_rules.empty() || baseline) drop_findings(reports.back(), left_out);
@@ -194,7 +223,7 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
         for (const Finding& finding : report.findings) write_finding_text(out, finding, to_file);
       write_summary_text(out, report, to_file);
     } else if (format == "sarif") {
-      out << to_sarif(report, *book) << "\n";
+      out << sarif_with_invocation(to_sarif(report, *book), failed_inputs) << "\n";
     } else if (format == "github") {
       out << to_github_annotations(report);
     } else {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Outputs for CI systems: SARIF for code scanning and GitHub workflow commands.
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "logrx/output.h"
 #include "logrx/version.h"
+#include "match/template.h"
 
 namespace logrx {
 namespace {
@@ -67,6 +69,52 @@ std::string finding_text(const Finding& f) {
   return text;
 }
 
+// A rule's title as a description of every finding of it: its template
+// with nothing filled in (references left out, expressions on their
+// fallbacks), never raw "{name}" or "{= ...}" source.
+std::string generic_title(const std::string& title) {
+  // A plain reference ("{tokens}") stands for "…"; "{{" stays a literal brace.
+  std::string source;
+  for (std::size_t i = 0; i < title.size(); ++i) {
+    if (title[i] == '{' && i + 1 < title.size() && title[i + 1] == '{') {
+      source += "{{";
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (title[i] == '{' && end < title.size() &&
+           (std::isalnum(static_cast<unsigned char>(title[end])) || title[end] == '_' ||
+            title[end] == '.'))
+      ++end;
+    if (title[i] == '{' && end > i + 1 && end < title.size() && title[end] == '}') {
+      source += "\xe2\x80\xa6";
+      i = end;
+      continue;
+    }
+    source += title[i];
+  }
+  std::string text = detail::expand_display(
+      source, [](const std::string&) -> std::optional<detail::Value> { return std::nullopt; });
+  // What leaving a reference out leaves behind: "()", " ,", double spaces.
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 3, " ()") == 0) {
+      i += 2;
+      continue;
+    }
+    if (text.compare(i, 2, "()") == 0) {
+      ++i;
+      continue;
+    }
+    if (text[i] == ' ' && (out.empty() || out.back() == ' ' || out.back() == '(')) continue;
+    if ((text[i] == ',' || text[i] == ')' || text[i] == ':') && !out.empty() && out.back() == ' ')
+      out.pop_back();
+    out += text[i];
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 std::string to_sarif(const Report& report, const Rulebook& book, int indent) {
@@ -82,7 +130,10 @@ std::string to_sarif(const Report& report, const Rulebook& book, int indent) {
     ojson rule;
     rule["id"] = f.rule_id;
     const RuleSpec* spec = book.find(f.rule_id);
-    std::string title = spec != nullptr ? spec->title : f.title;
+    std::string title = spec != nullptr ? generic_title(spec->title) : f.title;
+    // A title that is one expression over the captures has no generic form:
+    // the first finding's own title describes the rule best then.
+    if (title.empty()) title = f.title;
     std::string explanation = spec != nullptr ? spec->explanation : f.explanation;
     rule["shortDescription"] = ojson{{"text", title}};
     rule["fullDescription"] = ojson{{"text", explanation}};

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "logrx/budget.h"
 #include "logrx/output.h"
@@ -9,6 +13,19 @@ namespace {
 
 // Ordered so the document reads in the order of the public contract.
 using ojson = nlohmann::ordered_json;
+
+// A computed number without binary noise: 5.98 + 5.43 prints 11.41, not
+// 11.409999999999998. Twelve significant digits keep every figure a log
+// prints.
+double clean(double value) {
+  if (!std::isfinite(value)) return value;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", value);
+  return std::strtod(text, nullptr);
+}
+ojson number_or_null(const std::optional<double>& value) {
+  return value ? ojson(clean(*value)) : ojson(nullptr);
+}
 
 ojson remediation_json(const RemediationItem& item) {
   ojson out;
@@ -111,7 +128,7 @@ std::string to_json(const Report& report, int indent) {
     run["facts"] = ojson::object();
     for (const auto& [name, fact] : r.facts) {
       if (fact.number) {
-        run["facts"][name] = *fact.number;
+        run["facts"][name] = clean(*fact.number);
       } else if (fact.text == "True" || fact.text == "False") {
         run["facts"][name] = fact.text == "True";
       } else if (fact.text == "None") {
@@ -138,19 +155,19 @@ std::string budget_to_json(const MemoryBudget& b, int indent) {
   ojson doc;
   doc["run"] = b.run;
   doc["server"] = b.server;
-  doc["total_gb"] = b.total_gb ? ojson(*b.total_gb) : ojson(nullptr);
+  doc["total_gb"] = number_or_null(b.total_gb);
   doc["total_estimated"] = b.total_estimated;
   doc["fraction_name"] = b.fraction_name;
-  doc["fraction"] = b.fraction ? ojson(*b.fraction) : ojson(nullptr);
+  doc["fraction"] = number_or_null(b.fraction);
   doc["parts"] = ojson::array();
   for (const BudgetPart& part : b.parts) {
     ojson p;
     p["name"] = part.name;
-    p["gb"] = part.gb ? ojson(*part.gb) : ojson(nullptr);
+    p["gb"] = number_or_null(part.gb);
     if (!part.detail.empty()) p["detail"] = part.detail;
     doc["parts"].push_back(std::move(p));
   }
-  doc["free_gb"] = b.free_gb ? ojson(*b.free_gb) : ojson(nullptr);
+  doc["free_gb"] = number_or_null(b.free_gb);
   doc["arithmetic"] = b.arithmetic;
   doc["missing"] = b.missing;
   doc["rejected"] = b.rejected;

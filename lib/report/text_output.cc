@@ -93,6 +93,11 @@ void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& 
     if (f.root_cause)
       context += ", caused by " + f.root_cause->rule_id + " at line " + std::to_string(f.root_cause->line);
     if (!context.empty()) out << "  " << p.dim() << escape_for_terminal(context) << p.reset() << "\n";
+    // A wrapper's cause as JSON gives it (root_exception, root_cause: null).
+    if (f.wrapper && !f.root_exception.empty() && f.root_exception != f.exception)
+      out << "  " << p.bold() << "caused by: " << p.reset() << escape_for_terminal(f.root_exception) << "\n";
+    else if (f.wrapper && !f.root_cause)
+      out << "  " << p.dim() << "caused by: an earlier error the log does not show" << p.reset() << "\n";
     for (const std::string& note : f.inconsistencies)
       out << "  " << p.bold() << "inconsistent: " << p.reset() << escape_for_terminal(note) << "\n";
     if (options.explanations && !f.explanation.empty())
