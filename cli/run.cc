@@ -85,7 +85,7 @@ void diagnose(const Report& report, const std::string& header) {
 
 Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
                     const std::vector<std::string>& args,
-                    const std::map<std::string, std::string>& env) {
+                    const std::map<std::string, std::string>& env, MetricsExporter& metrics) {
   Attempt attempt;
   std::string line = command_line(args, env);
   std::ofstream log;
@@ -105,8 +105,10 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
   analyzer_options.ready_pattern = options.ready_pattern;
   analyzer_options.server = options.server.empty() ? detect_server(args) : options.server;
   Analyzer analyzer(book, analyzer_options);
+  metrics.begin_stream();
   bool fatal_reported = false;
   analyzer.on_finding([&](const Finding& finding) {
+    metrics.count_finding(finding);
     if (finding.severity != Severity::Fatal || fatal_reported) return;
     fatal_reported = true;
     std::cerr << "logrx: fatal: " << escape_for_terminal(finding.title) << " ("
@@ -186,6 +188,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
       (i == 0 ? out_lines : err_lines)
           .feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), to_analyzer);
     }
+    metrics.update(analyzer);
     if (!any_output && !timeout_reported && options.startup_timeout > 0 &&
         std::chrono::steady_clock::now() - started >
             std::chrono::duration<double>(options.startup_timeout)) {
@@ -207,6 +210,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
   attempt.status = status;
   analyzer.note_exit();
   attempt.report = analyzer.finish();
+  metrics.update(analyzer);
   if (timeout_reported) {
     if (const RuleSpec* rule = book.find("logrx.run.no-output")) {
       Finding f;
@@ -348,6 +352,7 @@ void setup_run(CLI::App& app, RunOptions& options, int& exit_code) {
       ->allow_extra_args(false);
   run->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
   run->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
+  add_metrics_options(*run, options.metrics);
   run->footer(
       "Exits with the server's status (128+N when it was killed by signal N); SIGINT and SIGTERM "
       "are forwarded to it. 2 for logrx's own errors.");
@@ -361,6 +366,8 @@ int run_run(const RunOptions& options) {
     std::cerr << "logrx: run needs a command after --\n";
     return kExitError;
   }
+  MetricsExporter metrics(options.metrics);
+  if (!metrics.start()) return kExitError;
   std::signal(SIGINT, on_forward_signal);
   std::signal(SIGTERM, on_forward_signal);
 
@@ -369,7 +376,7 @@ int run_run(const RunOptions& options) {
   std::string server = options.server.empty() ? detect_server(args) : options.server;
   int last_status = 0;
   for (int number = 1;; ++number) {
-    Attempt attempt = run_attempt(*book, options, number, args, env);
+    Attempt attempt = run_attempt(*book, options, number, args, env, metrics);
     last_status = attempt.status;
     diagnose(attempt.report, "attempt " + std::to_string(number) + " " + describe_status(attempt.status) +
                                  " (phase " + (attempt.report.runs.empty() ? std::string("launching")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common.h"
+#include "metrics.h"
 #include "logrx/finding.h"
 #include "logrx/rulebook.h"
 
@@ -22,6 +23,7 @@ struct RunOptions {
   std::string server;          // override detection
   bool no_redact = false;
   RuleOptions rules;
+  MetricsOptions metrics;
 };
 
 // `logrx run -- CMD ARGS...`: supervise a server, diagnose it live, and

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "scan.h"
 
+#include "journal.h"
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -62,6 +64,13 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
   command->add_option("--server", options.server,
                       "The server that wrote the log, when its lines do not say (a bare traceback)")
       ->check(CLI::IsMember({"sglang", "vllm", "tgi", "llamacpp", "trtllm", "lmdeploy", "ollama"}));
+  command->add_option("--journal", options.journal,
+                      "Read a systemd unit's journal (from --since on) instead of files")
+      ->type_name("UNIT");
+  command->add_option("--journal-file", options.journal_files,
+                      "With --journal: read these journal files instead of the system journal")
+      ->type_name("PATH")
+      ->allow_extra_args(false);
   command->add_option("--since", options.since,
                       "When the server was launched: ISO 8601 (local time unless a zone is "
                       "given), a date (2026-05-23) or an age (90s, 30m, 1h, 2d); a log that "
@@ -165,6 +174,13 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
   }
 
   std::vector<std::string> files = options.files;
+  if (!options.journal.empty()) {
+    if (!files.empty()) {
+      std::cerr << "logrx: --journal reads the journal instead of files; give one or the other\n";
+      return kExitError;
+    }
+    files.push_back("journal:" + options.journal);
+  }
   if (files.empty()) files.push_back("-");
 
   TextOptions text;
@@ -199,8 +215,10 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
         std::cout.flush();
       });
     }
-    std::string error =
-        read_stream(file, [&analyzer](std::string_view bytes) { analyzer.feed(bytes); });
+    auto feed = [&analyzer](std::string_view bytes) { analyzer.feed(bytes); };
+    std::string error = options.journal.empty()
+                            ? read_stream(file, feed)
+                            : scan_journal(options.journal, options.journal_files, options.since, feed);
     if (!error.empty()) {
       std::cerr << "logrx: " << file << ": " << error << "\n";
       input_error = true;

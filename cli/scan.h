@@ -24,6 +24,8 @@ struct ScanOptions {
   std::string server;
   bool no_redact = false;
   RuleOptions rules;
+  std::string journal;                     // --journal UNIT instead of files
+  std::vector<std::string> journal_files;  // --journal-file: not the system journal
 };
 
 void setup_scan(CLI::App& app, ScanOptions& options, int& exit_code);

@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "journal.h"
 #include "logrx/analyzer.h"
+#include "logrx/log_record.h"
 #include "logrx/output.h"
 
 namespace logrx::cli {
@@ -67,7 +69,16 @@ bool rewritten(const OpenFile& file) {
 void setup_watch(CLI::App& app, WatchOptions& options, int& exit_code) {
   CLI::App* watch = app.add_subcommand(
       "watch", "Follow a growing log like tail -F and print findings as they happen");
-  watch->add_option("file", options.file, "Log file (it may not exist yet)")->required();
+  watch->add_option("file", options.file, "Log file (it may not exist yet)");
+  watch->add_option("--journal", options.journal,
+                    "Follow a systemd unit's journal instead of a file (like journalctl -u UNIT -f)")
+      ->type_name("UNIT");
+  watch->add_option("--journal-file", options.journal_files,
+                    "With --journal: read these journal files instead of the system journal")
+      ->type_name("PATH")
+      ->allow_extra_args(false);
+  watch->add_option("--since", options.since,
+                    "With --journal: start at entries from TIME (ISO 8601) instead of new ones");
   watch->add_option("--format", options.format,
                     "text, or jsonl: one JSON finding per line, and a last line with the summary "
                     "and remediation when stopped")
@@ -83,6 +94,7 @@ void setup_watch(CLI::App& app, WatchOptions& options, int& exit_code) {
       ->allow_extra_args(false);
   watch->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
   watch->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
+  add_metrics_options(*watch, options.metrics);
   watch->footer(
       "Runs until SIGINT or SIGTERM, then prints findings still held, the summary and the "
       "remediation and exits 0 (2 when the output cannot be written or FILE is not a regular "
@@ -91,6 +103,11 @@ void setup_watch(CLI::App& app, WatchOptions& options, int& exit_code) {
 }
 
 int run_watch(const WatchOptions& options) {
+  if (options.file.empty() == options.journal.empty()) {
+    std::cerr << "logrx: watch needs a FILE or --journal UNIT (one of them)\n";
+    return kExitError;
+  }
+  std::string stream = options.file.empty() ? "journal:" + options.journal : options.file;
   // First, so Ctrl-C during the rulebook load still ends with a report.
   install_stop_handlers();
   auto note = [&](const std::string& message) {
@@ -107,16 +124,22 @@ int run_watch(const WatchOptions& options) {
   TextOptions text;
   text.color = stdout_wants_color();
   bool jsonl = options.format == "jsonl";
+  MetricsExporter metrics(options.metrics);
+  if (!metrics.start()) return kExitError;
+  LogRecordContext record{host_name(), stream, 0};
   auto make_analyzer = [&]() {
+    metrics.begin_stream();
     AnalyzerOptions analyzer_options;
-    analyzer_options.stream_name = options.file;
+    analyzer_options.stream_name = stream;
     analyzer_options.redact = !options.no_redact;
     analyzer_options.ready_pattern = options.ready_pattern;
     auto analyzer = std::make_unique<Analyzer>(*book, analyzer_options);
     analyzer->on_finding([&](const Finding& finding) {
+      metrics.count_finding(finding);
       if (stdout_closed()) return;
       if (jsonl) {
-        std::cout << finding_to_json(finding) << "\n";
+        record.observed_seconds = unix_now();
+        std::cout << finding_to_log_record(finding, record) << "\n";
       } else {
         write_finding_text(std::cout, finding, text);
       }
@@ -131,6 +154,27 @@ int run_watch(const WatchOptions& options) {
     return kExitError;
   }
 
+  if (!options.journal.empty()) {
+    JournalQuery query{options.journal, options.journal_files, std::nullopt, true};
+    if (!options.since.empty()) query.since = parse_iso8601(options.since);
+    if (!options.since.empty() && !query.since) {
+      std::cerr << "logrx: --since " << options.since << ": expected an ISO 8601 time\n";
+      return kExitError;
+    }
+    // An offline copy is read whole; the live journal from now on.
+    if (!query.since && !options.journal_files.empty()) query.since = 0;
+    std::string failed = read_journal(
+        query, options.poll_ms, [] { return stop_requested() || stdout_closed(); },
+        [&](std::string_view message) {
+          analyzer->feed(message);
+          analyzer->feed("\n");
+        },
+        [&] { metrics.update(*analyzer); });
+    if (!failed.empty()) {
+      std::cerr << "logrx: " << failed << "\n";
+      return kExitError;
+    }
+  }
   std::unique_ptr<OpenFile> file;
   std::vector<char> buffer(1 << 16);
   bool waiting_reported = false;
@@ -139,7 +183,7 @@ int run_watch(const WatchOptions& options) {
     analyzer->finish();
     analyzer = make_analyzer();
   };
-  while (!stop_requested() && !stdout_closed()) {
+  while (options.journal.empty() && !stop_requested() && !stdout_closed()) {
     if (!file) {
       struct stat info {};
       if (::stat(options.file.c_str(), &info) != 0) {
@@ -216,11 +260,15 @@ int run_watch(const WatchOptions& options) {
         at_end = true;
       }
     }
-    if (at_end) wait_unless_stopped(options.poll_ms);
+    if (at_end) {
+      metrics.update(*analyzer);
+      wait_unless_stopped(options.poll_ms);
+    }
   }
 
   // Stopped: what is still held, then the summary and the remediation.
   Report report = analyzer->finish();
+  metrics.update(*analyzer);
   if (!stdout_closed()) {
     if (jsonl) {
       nlohmann::ordered_json doc = nlohmann::ordered_json::parse(to_json(report, -1));

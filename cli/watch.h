@@ -3,8 +3,10 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "common.h"
+#include "metrics.h"
 
 namespace logrx::cli {
 
@@ -15,6 +17,10 @@ struct WatchOptions {
   bool no_redact = false;
   std::string ready_pattern;
   RuleOptions rules;
+  MetricsOptions metrics;
+  std::string journal;                     // --journal UNIT instead of FILE
+  std::vector<std::string> journal_files;  // --journal-file: these files, not the system journal
+  std::string since;                       // --since: journal entries from then on
 };
 
 // `logrx watch FILE`: follow a growing log like tail -F and print findings

@@ -6,9 +6,14 @@ set -euo pipefail
 # ripgrep: a test checks that 'logrx rules patterns' works with rg -f.
 # python3-pytest: the Python package's tests; python3-setuptools, -pip, -wheel: its pip install
 # test (all optional: skipped without them).
+# libcpp-httplib-dev: `--metrics-listen` (optional at build time, installed so CI
+# tests it); prometheus: its tests scrape logrx with a real Prometheus and check
+# the output and the alerting rules with promtool. libsystemd-dev: `--journal`
+# (optional); systemd-journal-remote: its test writes a journal file.
 packages=(cmake g++ make pkg-config libre2-dev libboost-dev nlohmann-json3-dev
           libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep python3-pytest
-          python3-setuptools python3-pip python3-wheel)
+          python3-setuptools python3-pip python3-wheel
+          libcpp-httplib-dev prometheus libsystemd-dev systemd-journal-remote)
 
 missing=()
 for p in "${packages[@]}"; do

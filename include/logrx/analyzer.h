@@ -99,6 +99,10 @@ class Analyzer {
   // False when options.ready_pattern does not compile; the error says why.
   bool ok(std::string* error = nullptr) const;
 
+  // The current launch as Report::runs will state it (facts so far), for
+  // live views such as the budget gauges of `watch --metrics-listen`.
+  RunInfo current_run() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -137,6 +137,8 @@ std::string Analyzer::server() const {
   return std::string(to_string(d));
 }
 
+RunInfo Analyzer::current_run() const { return impl_->run_info(); }
+
 bool Analyzer::ok(std::string* error) const {
   if (!impl_->ready || impl_->ready->ok()) return true;
   if (error != nullptr) *error = "--ready-pattern does not compile: " + impl_->ready->error();

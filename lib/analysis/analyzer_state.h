@@ -192,6 +192,7 @@ struct Analyzer::Impl {
 
   void start_run(int number);
   void close_run();
+  RunInfo run_info() const;  // the current launch as the report states it
   // A wrapper ("Scheduler hit an exception", "Engine core initialization
   // failed") points to the cause: the nearest non-wrapper error of the run,
   // inside its own event first. It never outranks that cause.

@@ -27,6 +27,13 @@ void Analyzer::Impl::close_run() {
   }
   refine_serverless_findings();
   link_wrappers();
+  report.runs.push_back(run_info());
+  // An endless stream of restarts must not grow without bound.
+  if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1))
+    report.runs.erase(report.runs.begin());
+}
+
+RunInfo Analyzer::Impl::run_info() const {
   RunInfo info;
   info.run = run.number;
   info.first_line = run.first_line;
@@ -40,13 +47,11 @@ void Analyzer::Impl::close_run() {
     Fact fact;
     fact.text = value.to_string();
     if (value.kind == Value::Kind::Number) fact.number = value.number;
-    fact.line = run.fact_lines[name];
+    auto line = run.fact_lines.find(name);
+    fact.line = line == run.fact_lines.end() ? 0 : line->second;
     info.facts.emplace(name, std::move(fact));
   }
-  report.runs.push_back(std::move(info));
-  // An endless stream of restarts must not grow without bound.
-  if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1))
-    report.runs.erase(report.runs.begin());
+  return info;
 }
 
 // A wrapper ("Scheduler hit an exception", "Engine core initialization
