@@ -167,20 +167,24 @@ void MetricsExporter::count_finding(const Finding& finding) {
 
 void MetricsExporter::begin_stream() { stream_lines_ = 0; }
 
-void MetricsExporter::update(const Analyzer& analyzer) {
+void MetricsExporter::update(const Analyzer& analyzer, bool now) {
   if (!enabled()) return;
   std::uint64_t lines = analyzer.lines();
   if (lines > stream_lines_) {
     registry_.add_lines(lines - stream_lines_, unix_now());
     stream_lines_ = lines;
   }
-  registry_.set_state(analyzer.server(), analyzer.phase(), analyzer.ready());
-  registry_.set_budget(compute_budget(analyzer.current_run()));
+  auto clock = std::chrono::steady_clock::now();
+  if (now || clock - last_state_ >= std::chrono::milliseconds(100)) {
+    // The budget copies the launch's facts: not on every read of a busy server.
+    registry_.set_state(analyzer.server(), analyzer.phase(), analyzer.ready());
+    registry_.set_budget(compute_budget(analyzer.current_run()));
+    last_state_ = clock;
+  }
   // A busy server changes the lines counter on every read: the file is
   // rewritten at most once a second (and a last time at exit).
-  auto now = std::chrono::steady_clock::now();
   if (!options_.file.empty() && registry_.version() != written_version_ &&
-      now - last_write_ >= std::chrono::seconds(1))
+      (now || clock - last_write_ >= std::chrono::seconds(1)))
     write_file();
 }
 

@@ -55,8 +55,10 @@ class MetricsExporter {
 
   // Copies the analyzer's state (lines, server, phase, ready, budget) into
   // the registry and rewrites the metrics file when anything changed.
-  // Call where the reader is idle; cheap when nothing changed.
-  void update(const Analyzer& analyzer);
+  // Lines are counted on every call; the launch's state and budget are read
+  // at most every 100 ms (a supervisor calls this on every read), unless
+  // `now` (after finish(), so the last state is exported).
+  void update(const Analyzer& analyzer, bool now = false);
 
  private:
   void write_file();
@@ -67,6 +69,7 @@ class MetricsExporter {
   std::uint64_t written_version_ = UINT64_MAX;
   bool file_error_reported_ = false;
   std::chrono::steady_clock::time_point last_write_{};
+  std::chrono::steady_clock::time_point last_state_{};
   struct Server;
   std::unique_ptr<Server> server_;
 };

@@ -210,7 +210,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
   attempt.status = status;
   analyzer.note_exit();
   attempt.report = analyzer.finish();
-  metrics.update(analyzer);
+  metrics.update(analyzer, true);
   if (timeout_reported) {
     if (const RuleSpec* rule = book.find("logrx.run.no-output")) {
       Finding f;

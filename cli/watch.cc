@@ -268,7 +268,7 @@ int run_watch(const WatchOptions& options) {
 
   // Stopped: what is still held, then the summary and the remediation.
   Report report = analyzer->finish();
-  metrics.update(*analyzer);
+  metrics.update(*analyzer, true);
   if (!stdout_closed()) {
     if (jsonl) {
       nlohmann::ordered_json doc = nlohmann::ordered_json::parse(to_json(report, -1));
