@@ -72,7 +72,8 @@ class Analyzer {
   // Feeds raw bytes; lines may span calls.
   void feed(std::string_view bytes);
 
-  // Feeds one complete line (without its terminator).
+  // Feeds one complete line (without its terminator). Like feed(), it
+  // removes a log shipper's envelope the stream turns out to have.
   void feed_line(std::string_view line);
 
   // Tells the analyzer that the process writing the stream has ended (a

@@ -49,6 +49,10 @@ struct Finding {
   Category category = Category::Other;
   Severity severity = Severity::Info;
   std::string file;          // the stream name given to the analyzer
+  // Where a log shipper says the line came from: a systemd unit or syslog
+  // identifier, "pod/NAME/CONTAINER" (kubectl --prefix) or "ns/pod/container"
+  // (a kubelet log path); "" when the log has no such envelope.
+  std::string source;
   std::uint64_t line = 0;    // 1-based line that matched
   std::uint64_t end_line = 0;
   int run = 1;

@@ -56,6 +56,10 @@ struct LineEvent {
   std::int64_t pid = -1;        // vLLM process prefix pid, -1 when absent
   std::string source;           // vLLM "[file.py:123]" without brackets, "" when absent
   std::string message;          // the line without its header (the whole line when none)
+  // From a log shipper's envelope (CRI, Docker json-file, kubectl, journald,
+  // syslog) around the line, which the analyzer removes before parsing:
+  std::string origin;           // its unit, "pod/NAME/CONTAINER" or "ns/pod/container"; "" when none
+  bool timestamp_from_envelope = false;  // the line had no time of its own; it is the envelope's
 };
 
 // Cleans one raw line into `out` (cleared first): removes ANSI/OSC escape

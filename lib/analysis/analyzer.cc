@@ -15,8 +15,18 @@ void Analyzer::Impl::finish_stream() {
   splitter.finish([this](std::string_view line, bool truncated) {
     // The stream ended without a newline: the last line may have been cut
     // mid-word (a killed process, a copy from a terminal).
-    process(line, true);
-    if (!truncated) --report.summary.truncated_lines;
+    if (envelope.passthrough()) {
+      process(line, true);
+      if (!truncated) --report.summary.truncated_lines;
+      return;
+    }
+    envelope.line(line, true, [&](std::string_view text, bool piece_cut, const detail::EnvelopeMeta* meta) {
+      process_unwrapped(text, piece_cut, meta);
+      if (piece_cut && !truncated) --report.summary.truncated_lines;
+    });
+  });
+  envelope.finish([this](std::string_view text, bool piece_cut, const detail::EnvelopeMeta* meta) {
+    process_unwrapped(text, piece_cut, meta);
   });
   if (run.lines > 0 || report.runs.empty()) close_run();
   report.summary.runs = static_cast<int>(report.runs.size());
@@ -52,7 +62,10 @@ void Analyzer::feed(std::string_view bytes) {
     // its earlier part was not checked for plainness.
     bool first_line_spans = impl.splitter.has_pending();
     impl.splitter.feed(block, [&](std::string_view line, bool truncated) {
-      impl.process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
+      if (impl.envelope.passthrough())
+        impl.process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
+      else
+        impl.process_enveloped(line, truncated);
       first_line_spans = false;
     });
   };
@@ -77,7 +90,10 @@ void Analyzer::feed(std::string_view bytes) {
     // stream has shown enough serving traffic for it to pay off.
     constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
     if (impl.run.phase == 5) impl.serving_bytes += block.size();
-    if (plain && impl.run.phase == 5 && impl.serving_bytes > kPrefilterAfterBytes &&
+    // The prefilter reads the raw bytes: an envelope's escapes would hide
+    // what it looks for.
+    if (plain && impl.envelope.passthrough() && impl.run.phase == 5 &&
+        impl.serving_bytes > kPrefilterAfterBytes &&
         !impl.options.include_silent && !impl.unmatched_callback && impl.rules.has_prefilter()) {
       may_match = impl.rules.block_may_match(block, impl.prefilter_scratch, impl.retired);
     }
@@ -111,7 +127,11 @@ void Analyzer::feed(std::string_view bytes) {
 
 void Analyzer::feed_line(std::string_view line) {
   bool truncated = line.size() > impl_->options.max_line_bytes;
-  impl_->process(truncated ? line.substr(0, impl_->options.max_line_bytes) : line, truncated);
+  std::string_view kept = truncated ? line.substr(0, impl_->options.max_line_bytes) : line;
+  if (impl_->envelope.passthrough())
+    impl_->process(kept, truncated);
+  else
+    impl_->process_enveloped(kept, truncated);
 }
 
 Report Analyzer::finish() {

@@ -31,6 +31,7 @@
 #include "match/rulebook_impl.h"
 #include "match/template.h"
 #include "parse/config_dump.h"
+#include "parse/envelope.h"
 #include "parse/line_parser_internal.h"
 #include "util/text.h"
 
@@ -43,7 +44,8 @@ struct Analyzer::Impl {
       : rulebook(std::move(book)),
         rules(RulebookAccess::impl(rulebook)),
         options(std::move(opts)),
-        splitter(options.max_line_bytes) {
+        splitter(options.max_line_bytes),
+        envelope(options.max_line_bytes, options.stream_name) {
     if (!options.ready_pattern.empty()) {
       re2::RE2::Options re_options;
       re_options.set_log_errors(false);
@@ -71,6 +73,11 @@ struct Analyzer::Impl {
     std::int64_t last_seconds = 0;  // last_timestamp in seconds (in its own year)
     std::string first_timestamp_text;
     std::string last_timestamp_text;
+    // Times of lines that had none of their own, from a shipper's envelope:
+    // shown when the run has no server timestamps, never compared with them
+    // (the envelope may be UTC and the server local time).
+    std::string first_envelope_timestamp;
+    std::string last_envelope_timestamp;
     std::uint64_t first_line = 0;
     std::uint64_t last_line = 0;
     std::uint64_t lines = 0;
@@ -120,6 +127,8 @@ struct Analyzer::Impl {
   const Rulebook::Impl& rules;
   AnalyzerOptions options;
   LineSplitter splitter;
+  detail::EnvelopeDecoder envelope;
+  const detail::EnvelopeMeta* envelope_meta = nullptr;  // of the line being processed
   LineEvent event;
   std::vector<int> candidates;
   Rulebook::Impl::PrefilterScratch prefilter_scratch;
@@ -248,6 +257,12 @@ struct Analyzer::Impl {
 
   void record_fact(const std::string& name, Value value);
   void read_config_dump(const std::string& text);
+  // One physical line of a stream that has (or may have) a shipper's
+  // envelope: unwrapped, then processed.
+  void process_enveloped(std::string_view raw, bool truncated);
+  void process_unwrapped(std::string_view text, bool truncated, const detail::EnvelopeMeta* meta);
+  // Gives event the envelope's origin, and its time when the line has none.
+  void apply_envelope();
   void process(std::string_view raw, bool truncated, bool may_match = true, bool plain = false);
 
   // ---- lines cut by a terminal -----------------------------------------------

@@ -119,6 +119,7 @@ Finding Analyzer::Impl::make_finding(std::size_t index, const std::map<std::stri
   const RuleSpec& rule = rules.rules[index];
   auto plain = lookup_for(captures);
   Finding f = detail::finding_base(rule, options.stream_name, line, run.number);
+  f.source = event.origin;
   f.title = display(rule.title, plain, rule.id, "title");
   Dialect effective = run.server != Dialect::Unknown ? run.server : stream_dialect;
   // Ollama's log carries llama.cpp's runner lines: they are Ollama's findings.

@@ -110,6 +110,30 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
   return true;
 }
 
+void Analyzer::Impl::process_enveloped(std::string_view raw, bool truncated) {
+  envelope.line(raw, truncated, [this](std::string_view text, bool piece_cut, const detail::EnvelopeMeta* meta) {
+    process_unwrapped(text, piece_cut, meta);
+  });
+}
+
+void Analyzer::Impl::process_unwrapped(std::string_view text, bool truncated,
+                                       const detail::EnvelopeMeta* meta) {
+  envelope_meta = meta;
+  process(text, truncated);
+  envelope_meta = nullptr;
+}
+
+void Analyzer::Impl::apply_envelope() {
+  if (envelope_meta == nullptr) return;
+  sanitize_line(envelope_meta->source, event.origin);
+  if (!event.has_timestamp && envelope_meta->has_timestamp) {
+    event.has_timestamp = true;
+    event.timestamp_from_envelope = true;
+    event.timestamp = envelope_meta->timestamp;
+    event.timestamp_text.assign(envelope_meta->timestamp_text);
+  }
+}
+
 void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_match, bool plain) {
   ++report.summary.lines;
   joined_from = 0;
@@ -118,6 +142,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   } else {
     parse_line(raw, report.summary.lines, event, false);
   }
+  apply_envelope();
   event.truncated = truncated;
   if (truncated) ++report.summary.truncated_lines;
   if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
@@ -134,6 +159,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     redact_scratch = event.text;
     if (redact_secrets(redact_scratch)) {
       parse_line(raw, report.summary.lines, event, true);
+      apply_envelope();
       event.truncated = truncated;
       find_matches();
     }
@@ -158,7 +184,10 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   if (run.first_line == 0) run.first_line = event.line;
   run.last_line = event.line;
   note_server(event.dialect, event.message);
-  if (event.has_timestamp) {
+  if (event.timestamp_from_envelope) {
+    if (run.first_envelope_timestamp.empty()) run.first_envelope_timestamp = event.timestamp_text;
+    run.last_envelope_timestamp = event.timestamp_text;
+  } else if (event.has_timestamp) {
     if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
     run.has_timestamp = true;
     run.last_timestamp = event.timestamp;

@@ -41,8 +41,8 @@ RunInfo Analyzer::Impl::run_info() const {
   info.server = std::string(to_string(run.server));
   info.phase = kPhases[run.phase];
   info.reached_ready = run.reached_ready;
-  info.first_timestamp = run.first_timestamp_text;
-  info.last_timestamp = run.last_timestamp_text;
+  info.first_timestamp = run.has_timestamp ? run.first_timestamp_text : run.first_envelope_timestamp;
+  info.last_timestamp = run.has_timestamp ? run.last_timestamp_text : run.last_envelope_timestamp;
   for (const auto& [name, value] : run.facts) {
     Fact fact;
     fact.text = value.to_string();
@@ -98,7 +98,7 @@ void Analyzer::Impl::link_wrappers() {
 }
 
 bool Analyzer::Impl::timestamp_went_backwards() {
-  if (!event.has_timestamp || !run.has_timestamp) return false;
+  if (!event.has_timestamp || event.timestamp_from_envelope || !run.has_timestamp) return false;
   return jumped_back(event.timestamp, run.last_timestamp, run.last_seconds);
 }
 

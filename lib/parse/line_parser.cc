@@ -488,6 +488,8 @@ void reset(LineEvent& event, std::uint64_t line_number) {
   event.pid = -1;
   event.source.clear();
   event.message.clear();
+  event.origin.clear();
+  event.timestamp_from_envelope = false;
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ ojson finding_json(const Finding& f) {
   out["category"] = std::string(to_string(f.category));
   out["severity"] = std::string(to_string(f.severity));
   out["file"] = f.file;
+  if (!f.source.empty()) out["source"] = f.source;
   out["line"] = f.line;
   out["end_line"] = f.end_line;
   out["run"] = f.run;
