@@ -21,6 +21,7 @@
 #include "logrx/analyzer.h"
 #include "logrx/line.h"
 #include "logrx/output.h"
+#include "logrx/relaunch.h"
 
 extern char** environ;
 
@@ -43,27 +44,9 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789-_./=:,+@%") == std::string::npos)
-    return word;
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string command_line(const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env) {
-  std::string out;
-  for (const auto& [name, value] : env) out += name + "=" + shell_quote(value) + " ";
-  for (std::size_t i = 0; i < args.size(); ++i) out += (i ? " " : "") + shell_quote(args[i]);
-  return out;
+  return logrx::command_line(LaunchCommand{args, env});
 }
 
 struct Attempt {
@@ -114,11 +97,12 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
     std::cerr << "logrx: fatal: " << escape_for_terminal(finding.title) << " ("
               << finding.rule_id << ", line " << finding.line << ")\n";
     for (const RemediationItem& item : finding.remediation) {
-      std::cerr << "logrx:   " << (item.alternative ? "or:  " : "fix: ")
+      std::cerr << "logrx:   " << (item.alternative ? "or:  " : item.applicable ? "fix: " : "advice: ")
                 << escape_for_terminal(item.name);
       if (item.value)
         std::cerr << (item.kind == RemediationItem::Kind::Env ? "=" : " ")
                   << escape_for_terminal(*item.value);
+      if (!item.applicable && !item.why.empty()) std::cerr << "  (" << escape_for_terminal(item.why) << ")";
       std::cerr << "\n";
     }
   });
@@ -244,90 +228,6 @@ int exit_code_of(int status) {
 
 }  // namespace
 
-std::string detect_server(const std::vector<std::string>& command) {
-  auto has = [&](std::string_view needle) {
-    for (const std::string& word : command)
-      if (word.find(needle) != std::string::npos) return true;
-    return false;
-  };
-  if (has("sglang")) return "sglang";
-  if (has("vllm")) return "vllm";
-  if (has("text-generation-launcher") || has("text-generation-server")) return "tgi";
-  if (has("llama-server") || has("llama.cpp")) return "llamacpp";
-  if (has("trtllm")) return "trtllm";
-  if (has("lmdeploy")) return "lmdeploy";
-  if (has("ollama")) return "ollama";
-  return "";
-}
-
-bool apply_remediation(const Rulebook& book, const std::string& server,
-                       const std::vector<RemediationItem>& items, std::vector<std::string>& args,
-                       std::map<std::string, std::string>& env, std::vector<std::string>& applied,
-                       std::vector<std::string>& skipped) {
-  bool changed = false;
-  for (const RemediationItem& item : items) {
-    if (item.alternative) continue;
-    // A model or request parameter (Ollama's num_ctx) is not part of the
-    // launch command: it is advice for the Modelfile or the client.
-    if (item.kind == RemediationItem::Kind::Param) {
-      skipped.push_back(item.name + " (a model or request parameter, not a launch argument)");
-      continue;
-    }
-    if (!book.knows(server, item.name)) {
-      skipped.push_back(item.name + " (not a known " + (server.empty() ? std::string("server") : server) +
-                        (item.kind == RemediationItem::Kind::Flag ? " flag)" : " variable)"));
-      continue;
-    }
-    if (item.kind == RemediationItem::Kind::Env) {
-      std::string value = item.value.value_or("");
-      auto it = env.find(item.name);
-      if (it == env.end() || it->second != value) {
-        env[item.name] = value;
-        changed = true;
-        applied.push_back(item.name + "=" + value);
-      }
-      continue;
-    }
-    // Flags that need a value but have none are advice, not arguments.
-    bool found = false;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      if (args[i] == item.name) {
-        found = true;
-        if (!item.value) break;
-        if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
-          if (args[i + 1] != *item.value) {
-            applied.push_back(item.name + " " + *item.value + " (was " + args[i + 1] + ")");
-            args[i + 1] = *item.value;
-            changed = true;
-          }
-        } else {
-          args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, *item.value);
-          applied.push_back(item.name + " " + *item.value);
-          changed = true;
-        }
-        break;
-      }
-      if (args[i].rfind(item.name + "=", 0) == 0) {
-        found = true;
-        if (item.value && args[i] != item.name + "=" + *item.value) {
-          applied.push_back(item.name + "=" + *item.value + " (was " + args[i].substr(item.name.size() + 1) + ")");
-          args[i] = item.name + "=" + *item.value;
-          changed = true;
-        }
-        break;
-      }
-    }
-    if (!found) {
-      if (!item.value && item.why.empty()) continue;
-      args.push_back(item.name);
-      if (item.value) args.push_back(*item.value);
-      applied.push_back(item.name + (item.value ? " " + *item.value : std::string()));
-      changed = true;
-    }
-  }
-  return changed;
-}
-
 void setup_run(CLI::App& app, RunOptions& options, int& exit_code) {
   CLI::App* run = app.add_subcommand(
       "run",
@@ -387,11 +287,17 @@ int run_run(const RunOptions& options) {
       break;
     if (server.empty() && !attempt.report.runs.empty() && attempt.report.runs.back().server != "unknown")
       server = attempt.report.runs.back().server;
-    std::vector<std::string> applied;
-    std::vector<std::string> skipped;
-    bool changed = apply_remediation(*book, server, attempt.report.remediation, args, env, applied, skipped);
-    for (const std::string& s : skipped) std::cerr << "logrx: not applied: " << s << "\n";
-    if (!changed) {
+    LaunchCommand next{args, env};
+    ApplyOutcome outcome = apply_remediation(*book, server, attempt.report.remediation, next);
+    if (!outcome.error.empty()) {
+      std::cerr << "logrx: cannot apply the remediation: " << outcome.error << "\n";
+      break;
+    }
+    for (const std::string& s : outcome.skipped) std::cerr << "logrx: not applied: " << s << "\n";
+    const std::vector<std::string>& applied = outcome.applied;
+    args = next.argv;
+    env = next.env;
+    if (!outcome.changed) {
       std::cerr << "logrx: nothing new to apply; not relaunching\n";
       break;
     }

@@ -31,17 +31,4 @@ struct RunOptions {
 void setup_run(CLI::App& app, RunOptions& options, int& exit_code);
 int run_run(const RunOptions& options);
 
-// The server a command line starts ("sglang", "vllm", "tgi", "llamacpp",
-// "ollama", "lmdeploy", "trtllm"), or "" when it cannot tell.
-std::string detect_server(const std::vector<std::string>& command);
-
-// Merges remediation into a command line and environment: an existing flag's
-// value is replaced (--flag value or --flag=value), a missing flag is added,
-// variables are set. Only names the rulebook knows for `server` are applied;
-// the others are listed in `skipped`. Returns true when anything changed.
-bool apply_remediation(const Rulebook& book, const std::string& server,
-                       const std::vector<RemediationItem>& items, std::vector<std::string>& args,
-                       std::map<std::string, std::string>& env, std::vector<std::string>& applied,
-                       std::vector<std::string>& skipped);
-
 }  // namespace logrx::cli

@@ -29,6 +29,12 @@ struct RemediationItem {
   // Other values prescribed for the same flag in the same run, which lost to
   // this one (merged remediation only): "value (rule)".
   std::vector<std::string> conflicts;
+  // True when a supervisor may put it on the command line as it is: a switch,
+  // a value flag with a value of its type and range, a variable with a value.
+  // False for advice (`why` says what to choose) and model parameters.
+  // Supervisors (logrx run, apply_remediation) apply only applicable items.
+  bool applicable = true;
+  std::string note;  // a value clamped, rounded or refused by the flag's range
 };
 
 struct EvidenceLine {

@@ -95,6 +95,16 @@ char* logrx_analyzer_budget(logrx_analyzer* analyzer);
 
 void logrx_analyzer_free(logrx_analyzer* analyzer);
 
+/* The relaunch helper: applies a report's merged remediation (the JSON of
+ * logrx_analyzer_finish, or its "remediation" array) to a command. Only
+ * applicable items are applied, each checked against the flag's arity, type
+ * and range for `server` (NULL: told from argv). Returns JSON
+ * {"changed", "argv", "env", "applied", "skipped", "command_line"}; free with
+ * logrx_free. NULL with *error when the command cannot be rewritten (a shell
+ * script with more than plain words) or the input is not remediation. */
+char* logrx_apply_remediation(const logrx_rulebook* book, const char* server, const char* remediation_json,
+                              const char* const* argv, size_t argc, char** error);
+
 /* Releases a string returned by logrx. NULL is fine. */
 void logrx_free(void* pointer);
 

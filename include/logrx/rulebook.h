@@ -35,6 +35,11 @@ struct RemediationSpec {
   std::string when;          // condition; "" means always
   std::string why;           // template; {value} is the item's value
   bool alternative = false;  // part of an alternative fix, not the primary one
+  // Advice for a person, never an argument: a value-taking flag whose value
+  // the log cannot give ("set --max-running-requests explicitly"). `why` says
+  // what to choose. `rules lint` rejects a value-taking flag with neither a
+  // value nor this mark.
+  bool advice = false;
 };
 
 struct RuleExample {
@@ -107,16 +112,51 @@ inline constexpr const char* kPhases[] = {"launching", "loading_weights",
                                           "allocating_memory_pool", "capturing_cuda_graphs",
                                           "ready", "serving", "exited"};
 
+// What a flag takes on the command line, from a flag file's "arguments"
+// object (`"--mem-fraction-static": {"type": "float", "gt": 0, "lt": 1}`).
+// A flag the file does not describe is the conservative default: it takes
+// one value of any form.
+struct FlagSpec {
+  enum class Arity { Switch, Value, Repeatable };
+  enum class Type { Any, Int, Float, String, Enum, List, Bool };
+  Arity arity = Arity::Value;
+  Type type = Type::Any;
+  std::optional<double> min, max;  // inclusive bounds
+  std::optional<double> gt, lt;    // exclusive bounds
+  std::optional<double> multiple_of;
+  std::vector<std::string> choices;  // Enum (and Bool: "true", "false")
+  bool nargs = false;                // List: one argv word per element ("--cuda-graph-bs 1 2 4")
+  bool described = false;            // false: the conservative default
+};
+
+std::string_view to_string(FlagSpec::Arity arity) noexcept;
+std::string_view to_string(FlagSpec::Type type) noexcept;
+
 // The flags and environment variables a server accepts, read from a flag
-// file (`{"server": "sglang", "flags": [...], "env": [...]}`). Remediation may
-// only name these.
+// file (`{"server": "sglang", "flags": [...], "env": [...], "arguments": {...}}`).
+// Remediation may only name these.
 struct ServerFlags {
   std::string server;  // "sglang", "vllm", ... or "any" for server-independent variables
   std::vector<std::string> flags;
   std::vector<std::string> env;
   std::vector<std::string> params;  // model/request parameters (Ollama's num_ctx, num_gpu)
+  std::map<std::string, FlagSpec> arguments;  // arity, type and range by flag
   std::string file;
 };
+
+// A prescribed value checked against a flag's spec.
+struct ArgumentCheck {
+  bool applicable = false;          // can go on a command line as it is (or as `value` says)
+  std::optional<std::string> value; // the value to apply: clamped or rounded when `note` says so
+  std::string note;                 // why it was changed or refused; "" when taken as it is
+};
+
+// Checks a flag's value (nullopt: the flag alone) against its spec: a switch
+// takes no value; a value flag needs one of its type, inside its range (an
+// inclusive bound clamps, an exclusive bound or a wrong type refuses), a
+// multiple it requires (rounded down).
+ArgumentCheck check_argument(const FlagSpec& spec, std::string_view flag,
+                             const std::optional<std::string>& value);
 
 // A directory (searched recursively for *.json) or a single .json file; or
 // the rulebook compiled into the library (`builtin`), whose files are named
@@ -172,6 +212,10 @@ class Rulebook {
   // True when `server`'s flag list (or the server-independent list, for
   // variables) names `name`. Flags start with "-", variables do not.
   bool knows(std::string_view server, std::string_view name) const noexcept;
+
+  // What `flag` takes for `server` (for "" or "unknown": the first server
+  // that describes it); the conservative default when no flag file says.
+  FlagSpec flag_spec(std::string_view server, std::string_view flag) const;
 
   // Rules ordered by id.
   const std::vector<RuleSpec>& rules() const noexcept;

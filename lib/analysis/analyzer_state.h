@@ -249,6 +249,9 @@ struct Analyzer::Impl {
   std::vector<RemediationItem> build_remediation(std::size_t index,
                                                  const std::map<std::string, std::string>* captures) const;
   void refine_serverless_findings();
+  // Marks each item applicable or advice and fits its value to the flag's
+  // range, for the finding's server (one choke point: every finding passes).
+  void check_remediation(Finding& f) const;
   void add_finding(Finding f);
   // Merges the same message from several ranks (or repeated) into one finding.
   void store(Finding f);

@@ -54,6 +54,7 @@ Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uin
     item.value = spec.value;
     item.why = spec.why;
     item.alternative = spec.alternative;
+    item.applicable = !spec.advice;
     item.rule_id = rule.id;
     f.remediation.push_back(std::move(item));
   }
@@ -165,10 +166,37 @@ std::vector<RemediationItem> Analyzer::Impl::build_remediation(
     }
     item.why = display(spec.why, lookup_for(captures, value), rule.id, "why of " + spec.name);
     item.alternative = spec.alternative;
+    item.applicable = !spec.advice;
     item.rule_id = rule.id;
     items.push_back(std::move(item));
   }
   return items;
+}
+
+void Analyzer::Impl::check_remediation(Finding& f) const {
+  for (RemediationItem& item : f.remediation) {
+    switch (item.kind) {
+      case RemediationItem::Kind::Param:
+        item.applicable = false;
+        if (item.note.empty()) item.note = "a model or request parameter, not a launch argument";
+        break;
+      case RemediationItem::Kind::Env:
+        if (!item.value) item.applicable = false;
+        break;
+      case RemediationItem::Kind::Flag: {
+        if (!item.applicable) break;  // advice as the rule says
+        ArgumentCheck check = check_argument(rulebook.flag_spec(f.server, item.name), item.name, item.value);
+        item.applicable = check.applicable;
+        item.note = check.note;
+        // A refused value stays visible only in the note, so no consumer
+        // that ignores "applicable" can pass it on; a placeholder
+        // ("<fewer layers>") is advice text and stays.
+        if (check.applicable || !(item.value && !item.value->empty() && item.value->front() == '<'))
+          item.value = check.value;
+        break;
+      }
+    }
+  }
 }
 
 // Interleaved processes, reversed pastes and excerpts that start with the
@@ -189,6 +217,7 @@ void Analyzer::Impl::refine_serverless_findings() {
     f.server = server;
     f.remediation = build_remediation(index, &f.captures);
     if (spec->tier != Tier::Rule || spec->hints) add_hints(f);
+    check_remediation(f);
     lookup_overrides = nullptr;
   };
   for (std::size_t i = run.first_finding; i < report.findings.size(); ++i) refine(report.findings[i]);
@@ -245,6 +274,7 @@ void Analyzer::Impl::store(Finding f) {
   ++s.by_category[std::string(to_string(f.category))];
   ++s.by_severity[std::string(to_string(f.severity))];
   if (!f.process.empty()) f.ranks.push_back(f.process);
+  check_remediation(f);
   if (callback) callback(f);
   if (report.findings.size() < options.max_findings) {
     merged.emplace(std::move(key), report.findings.size());

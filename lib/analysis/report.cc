@@ -31,6 +31,15 @@ std::vector<RemediationItem> merge_remediation(const std::vector<Finding>& findi
       bool differs = current.item.value != item.value;
       // Findings come in line order: on a tie the later line wins, because it
       // describes the state the server was last in.
+      // Advice never displaces a value that can be applied, whatever the
+      // severity: the merged list is what a supervisor puts on the command line.
+      if (current.item.applicable != item.applicable) {
+        if (item.applicable) {
+          current.item = item;
+          current.severity = finding.severity;
+        }
+        continue;
+      }
       if (finding.severity >= current.severity) {
         if (differs)
           current.losers.emplace_back(current.item.value.value_or("(no value)"), current.item.rule_id);

@@ -14,6 +14,7 @@
 #include "logrx/analyzer.h"
 #include "logrx/budget.h"
 #include "logrx/output.h"
+#include "logrx/relaunch.h"
 #include "logrx/version.h"
 
 struct logrx_rulebook {
@@ -262,6 +263,59 @@ char* logrx_analyzer_budget(logrx_analyzer* analyzer) {
 }
 
 void logrx_analyzer_free(logrx_analyzer* analyzer) { delete analyzer; }
+
+char* logrx_apply_remediation(const logrx_rulebook* book, const char* server, const char* remediation_json,
+                              const char* const* argv, size_t argc, char** error) {
+  if (book == nullptr || remediation_json == nullptr || (argv == nullptr && argc > 0) || argc == 0) {
+    set_error(error, "logrx_apply_remediation: a rulebook, remediation JSON and a command are required");
+    return nullptr;
+  }
+  try {
+    using nlohmann::json;
+    json doc = json::parse(remediation_json, nullptr, false);
+    if (doc.is_object() && doc.contains("remediation")) doc = doc["remediation"];
+    if (!doc.is_array()) {
+      set_error(error, "logrx_apply_remediation: expected a report or a remediation array");
+      return nullptr;
+    }
+    std::vector<logrx::RemediationItem> items;
+    for (const json& entry : doc) {
+      if (!entry.is_object()) continue;
+      logrx::RemediationItem item;
+      const char* key = entry.contains("flag") ? "flag" : entry.contains("env") ? "env" : "param";
+      if (!entry.contains(key) || !entry[key].is_string()) continue;
+      item.kind = key[0] == 'f'   ? logrx::RemediationItem::Kind::Flag
+                  : key[0] == 'e' ? logrx::RemediationItem::Kind::Env
+                                  : logrx::RemediationItem::Kind::Param;
+      item.name = entry[key].get<std::string>();
+      if (entry.contains("value") && entry["value"].is_string()) item.value = entry["value"].get<std::string>();
+      item.alternative = entry.value("alternative", false);
+      item.applicable = entry.value("applicable", true);
+      if (entry.contains("why") && entry["why"].is_string()) item.why = entry["why"].get<std::string>();
+      if (entry.contains("note") && entry["note"].is_string()) item.note = entry["note"].get<std::string>();
+      items.push_back(std::move(item));
+    }
+    logrx::LaunchCommand command;
+    for (size_t i = 0; i < argc; ++i) command.argv.emplace_back(argv[i] == nullptr ? "" : argv[i]);
+    std::string server_name = server != nullptr ? server : logrx::detect_server(command.argv);
+    logrx::ApplyOutcome outcome = logrx::apply_remediation(book->book, server_name, items, command);
+    if (!outcome.error.empty()) {
+      set_error(error, outcome.error);
+      return nullptr;
+    }
+    json out;
+    out["changed"] = outcome.changed;
+    out["argv"] = command.argv;
+    out["env"] = command.env;
+    out["applied"] = outcome.applied;
+    out["skipped"] = outcome.skipped;
+    out["command_line"] = logrx::command_line(command);
+    return copy_string(out.dump());
+  } catch (...) {
+    set_error(error, "logrx_apply_remediation: out of memory");
+    return nullptr;
+  }
+}
 
 void logrx_free(void* pointer) { std::free(pointer); }
 

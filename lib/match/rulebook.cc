@@ -156,6 +156,70 @@ bool Rulebook::knows(std::string_view server, std::string_view name) const noexc
   return false;
 }
 
+FlagSpec Rulebook::flag_spec(std::string_view server, std::string_view flag) const {
+  bool any = server.empty() || server == "unknown" || server == "any";
+  for (const ServerFlags& list : impl_->flags) {
+    if (!any && list.server != server) continue;
+    auto it = list.arguments.find(std::string(flag));
+    if (it != list.arguments.end()) return it->second;
+  }
+  return FlagSpec{};
+}
+
+namespace {
+
+// A value-taking flag a rule prescribes must be given a value (or be marked
+// advice): a supervisor would otherwise append it bare and the server's
+// argument parser would refuse the relaunch.
+void lint_remediation(Diagnostics& problems, const Rulebook& book, const RuleSpec& rule) {
+  for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+    const RemediationSpec& item = rule.remediation[i];
+    std::string where = "/remediation/" + std::to_string(i);
+    if (item.kind != RemediationSpec::Kind::Flag) continue;
+    if (item.advice) {
+      if (item.why.empty())
+        add_error(problems, rule, "rule.advice-without-why", where,
+                  "advice for " + item.name + " says what to choose in \"why\"");
+      continue;
+    }
+    std::vector<std::string> servers;
+    for (const std::string& server : rule.servers) {
+      if (server != "any") {
+        servers.push_back(server);
+        continue;
+      }
+      for (const ServerFlags& list : book.server_flags())
+        if (book.knows(list.server, item.name)) servers.push_back(list.server);
+    }
+    for (const std::string& server : servers) {
+      FlagSpec spec = book.flag_spec(server, item.name);
+      bool has_value = (item.value && !item.value->empty()) || !item.expr.empty();
+      if (!has_value && spec.arity != FlagSpec::Arity::Switch) {
+        add_error(problems, rule, "rule.value-missing", where,
+                  item.name + " takes a value (" + server +
+                      " flags.json) but the item gives no \"value\" or \"expr\": give one, or "
+                      "mark it \"advice\": true with a \"why\" that says what to choose");
+        break;
+      }
+      // A fixed value (no references) can be checked now.
+      if (item.value && item.expr.empty() && item.value->find('{') == std::string::npos) {
+        std::optional<std::string> value;
+        if (!item.value->empty()) value = *item.value;
+        ArgumentCheck check = check_argument(spec, item.name, value);
+        if (!check.applicable || (check.value != value)) {
+          add_error(problems, rule, "rule.bad-value", where + "/value",
+                    item.name + " " + *item.value + " is not a valid argument for " + server +
+                        (check.note.empty() ? std::string() : ": " + check.note) +
+                        "; fix the value or mark the item \"advice\": true");
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
   Diagnostics problems;
   auto book = load(sources, problems);
@@ -173,6 +237,7 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
     }
   }
   for (const RuleSpec& rule : loaded) {
+    if (book) lint_remediation(problems, *book, rule);
     if (rule.trigger == Trigger::Engine) continue;
     if (rule.must_match.empty())
       add_error(problems, rule, "rule.no-examples", "/examples",
@@ -372,6 +437,8 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       same->flags.insert(same->flags.end(), list.flags.begin(), list.flags.end());
       same->env.insert(same->env.end(), list.env.begin(), list.env.end());
       same->params.insert(same->params.end(), list.params.begin(), list.params.end());
+      // A later source's description of a flag replaces an earlier one.
+      for (auto& [name, spec] : list.arguments) same->arguments[name] = std::move(spec);
     }
   }
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);

@@ -35,6 +35,8 @@ ojson remediation_json(const RemediationItem& item) {
   if (item.value) out["value"] = *item.value;
   if (!item.why.empty()) out["why"] = item.why;
   if (item.alternative) out["alternative"] = true;
+  out["applicable"] = item.applicable;
+  if (!item.note.empty()) out["note"] = item.note;
   if (!item.rule_id.empty()) out["rule"] = item.rule_id;
   if (!item.conflicts.empty()) out["conflicts"] = item.conflicts;
   return out;

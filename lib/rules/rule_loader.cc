@@ -420,6 +420,13 @@ class RuleReader {
             fail("rule.wrong-type", where + "/alternative", "\"alternative\" must be true or false");
             ok = false;
           }
+        } else if (key == "advice") {
+          if (value.is_boolean()) {
+            out.advice = value.get<bool>();
+          } else {
+            fail("rule.wrong-type", where + "/advice", "\"advice\" must be true or false");
+            ok = false;
+          }
         } else {
           fail("rule.unknown-field", where + "/" + escape_pointer_token(key),
                "unknown remediation field \"" + key + "\"");
@@ -565,6 +572,96 @@ class RuleReader {
 };
 
 
+// "arguments": {"--flag": {"arity": "switch" | "value" | "repeatable",
+//   "type": "int" | "float" | "string" | "enum" | "list" | "bool",
+//   "min", "max" (inclusive), "gt", "lt" (exclusive), "multiple_of", "choices",
+//   "nargs": true (a list given as several words)}}
+void read_arguments(FileChecker& checker, const json& document, ServerFlags& flags) {
+  auto it = document.find("arguments");
+  if (it == document.end()) return;
+  if (!it->is_object()) {
+    checker.error("rule.wrong-type", "/arguments", "", "\"arguments\" maps flags to what they take");
+    return;
+  }
+  for (const auto& [name, spec_json] : it->items()) {
+    std::string where = "/arguments/" + escape_pointer_token(name);
+    if (!valid_flag_name(name)) {
+      checker.error("rule.bad-remediation", where, "", "a flag looks like --some-flag");
+      continue;
+    }
+    if (std::find(flags.flags.begin(), flags.flags.end(), name) == flags.flags.end()) {
+      checker.error("rule.unknown-flag", where, "",
+                    "flag " + name + " is described but not in \"flags\"");
+      continue;
+    }
+    if (!spec_json.is_object()) {
+      checker.error("rule.wrong-type", where, "", "a flag's description is an object");
+      continue;
+    }
+    FlagSpec spec;
+    spec.described = true;
+    bool ok = true;
+    auto bad = [&](const std::string& key, const std::string& message) {
+      checker.error("rule.bad-argument", where + "/" + escape_pointer_token(key), "", message);
+      ok = false;
+    };
+    bool typed = false;
+    for (const auto& [key, value] : spec_json.items()) {
+      if (key == "arity") {
+        std::string v = value.is_string() ? value.get<std::string>() : "";
+        if (v == "switch") spec.arity = FlagSpec::Arity::Switch;
+        else if (v == "value") spec.arity = FlagSpec::Arity::Value;
+        else if (v == "repeatable") spec.arity = FlagSpec::Arity::Repeatable;
+        else bad(key, "\"arity\" is \"switch\", \"value\" or \"repeatable\"");
+      } else if (key == "type") {
+        typed = true;
+        std::string v = value.is_string() ? value.get<std::string>() : "";
+        if (v == "int") spec.type = FlagSpec::Type::Int;
+        else if (v == "float") spec.type = FlagSpec::Type::Float;
+        else if (v == "string") spec.type = FlagSpec::Type::String;
+        else if (v == "enum") spec.type = FlagSpec::Type::Enum;
+        else if (v == "list") spec.type = FlagSpec::Type::List;
+        else if (v == "bool") spec.type = FlagSpec::Type::Bool;
+        else bad(key, "\"type\" is int, float, string, enum, list or bool");
+      } else if (key == "min" || key == "max" || key == "gt" || key == "lt" || key == "multiple_of") {
+        if (!value.is_number()) {
+          bad(key, "\"" + key + "\" is a number");
+          continue;
+        }
+        double v = value.get<double>();
+        (key == "min" ? spec.min : key == "max" ? spec.max : key == "gt" ? spec.gt
+         : key == "lt" ? spec.lt : spec.multiple_of) = v;
+        if (key == "multiple_of" && !(v > 0)) bad(key, "\"multiple_of\" is positive");
+      } else if (key == "choices") {
+        if (!value.is_array() || value.empty()) {
+          bad(key, "\"choices\" is a non-empty array of strings");
+          continue;
+        }
+        for (const json& choice : value) {
+          if (choice.is_string()) spec.choices.push_back(choice.get<std::string>());
+          else bad(key, "\"choices\" is a non-empty array of strings");
+        }
+      } else if (key == "nargs") {
+        if (value.is_boolean()) spec.nargs = value.get<bool>();
+        else bad(key, "\"nargs\" is true or false");
+      } else if (!key.empty() && key[0] == '$') {
+        continue;
+      } else {
+        bad(key, "unknown field \"" + key + "\" in a flag's description");
+      }
+    }
+    if (spec.arity == FlagSpec::Arity::Switch && typed)
+      bad("type", "a switch takes no value, so it has no type");
+    if (spec.type == FlagSpec::Type::Enum && spec.choices.empty())
+      bad("choices", "an enum lists its \"choices\"");
+    if (spec.type == FlagSpec::Type::Bool && spec.choices.empty()) spec.choices = {"true", "false"};
+    bool numeric = spec.type == FlagSpec::Type::Int || spec.type == FlagSpec::Type::Float;
+    if (!numeric && (spec.min || spec.max || spec.gt || spec.lt || spec.multiple_of))
+      bad("type", "a range needs \"type\": \"int\" or \"float\"");
+    if (ok) flags.arguments[name] = std::move(spec);
+  }
+}
+
 // {"version": 1, "server": "sglang", "flags": ["--x", ...], "env": ["X", ...]}
 void read_flag_file(FileChecker& checker, const json& document, const std::string& file_name,
                     RuleFiles& out) {
@@ -573,6 +670,7 @@ void read_flag_file(FileChecker& checker, const json& document, const std::strin
   for (const auto& [key, value] : document.items()) {
     (void)value;
     if (key != "version" && key != "server" && key != "flags" && key != "env" && key != "params" &&
+        key != "arguments" &&
         (key.empty() || key[0] != '$'))
       checker.error("rule.unknown-field", "/" + escape_pointer_token(key), "",
                     "unknown field \"" + key + "\" in a flag file");
@@ -612,6 +710,7 @@ void read_flag_file(FileChecker& checker, const json& document, const std::strin
   read_list("flags", NameKind::Flag, flags.flags);
   read_list("env", NameKind::Env, flags.env);
   read_list("params", NameKind::Param, flags.params);
+  read_arguments(checker, document, flags);
   out.flags.push_back(std::move(flags));
 }
 
