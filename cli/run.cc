@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The supervisor: the child's output goes through unchanged (to the terminal
-// and to a per-attempt log) while logrx reads it; the diagnosis goes to
-// stderr, prefixed with "logrx:".
+// The supervisor: attempts, what is learned between them, and the record
+// (run.json, --events, --save-cmd). One attempt's process handling is in
+// run_attempt.cc, the process layer in supervise.cc.
+//
+// The search across attempts is monotone: a knob (a numeric flag) that an
+// attempt moved up because it failed too low is never set back to that
+// value or below by a later prescription that wants it down, and the other
+// way round; when the two pull against each other, the findings' other
+// knobs (concurrency, context, chunked prefill, CUDA graph sizes) are tried
+// instead of oscillating.
 #include "run.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,48 +18,23 @@
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
+#include <cmath>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "logrx/analyzer.h"
 #include "logrx/line.h"
 #include "logrx/output.h"
-#include "logrx/relaunch.h"
-
-extern char** environ;
+#include "run_events.h"
+#include "supervise.h"
 
 namespace logrx::cli {
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_forward_signal(int sig) { g_signal = sig; }
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::string command_line(const std::vector<std::string>& args,
-                         const std::map<std::string, std::string>& env) {
-  return logrx::command_line(LaunchCommand{args, env});
-}
-
-struct Attempt {
-  int status = 0;       // raw waitpid status
-  bool signalled_by_us = false;
-  Report report;
-};
+using ojson = nlohmann::ordered_json;
 
 void diagnose(const Report& report, const std::string& header) {
   std::ostringstream text;
@@ -64,152 +45,6 @@ void diagnose(const Report& report, const std::string& header) {
   std::istringstream lines(text.str());
   std::string line;
   while (std::getline(lines, line)) std::cerr << "logrx: " << line << "\n";
-}
-
-Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
-                    const std::vector<std::string>& args,
-                    const std::map<std::string, std::string>& env, MetricsExporter& metrics) {
-  Attempt attempt;
-  std::string line = command_line(args, env);
-  std::ofstream log;
-  if (!options.log_dir.empty()) {
-    ::mkdir(options.log_dir.c_str(), 0755);
-    std::string path = options.log_dir + "/attempt-" + std::to_string(number) + ".log";
-    log.open(path, std::ios::binary | std::ios::trunc);
-    log << "# logrx run attempt " << number << ": " << line << "\n";
-    std::cerr << "logrx: attempt " << number << " logs to " << path << "\n";
-  }
-  std::cerr << "logrx: attempt " << number << ": " << line << "\n";
-
-  AnalyzerOptions analyzer_options;
-  analyzer_options.stream_name = "attempt-" + std::to_string(number);
-  analyzer_options.launch_command = line;
-  analyzer_options.redact = !options.no_redact;
-  analyzer_options.ready_pattern = options.ready_pattern;
-  analyzer_options.server = options.server.empty() ? detect_server(args) : options.server;
-  Analyzer analyzer(book, analyzer_options);
-  metrics.begin_stream();
-  bool fatal_reported = false;
-  analyzer.on_finding([&](const Finding& finding) {
-    metrics.count_finding(finding);
-    if (finding.severity != Severity::Fatal || fatal_reported) return;
-    fatal_reported = true;
-    std::cerr << "logrx: fatal: " << escape_for_terminal(finding.title) << " ("
-              << finding.rule_id << ", line " << finding.line << ")\n";
-    for (const RemediationItem& item : finding.remediation) {
-      std::cerr << "logrx:   " << (item.alternative ? "or:  " : item.applicable ? "fix: " : "advice: ")
-                << escape_for_terminal(item.name);
-      if (item.value)
-        std::cerr << (item.kind == RemediationItem::Kind::Env ? "=" : " ")
-                  << escape_for_terminal(*item.value);
-      if (!item.applicable && !item.why.empty()) std::cerr << "  (" << escape_for_terminal(item.why) << ")";
-      std::cerr << "\n";
-    }
-  });
-
-  int out_pipe[2];
-  int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    std::cerr << "logrx: cannot create pipes: " << std::strerror(errno) << "\n";
-    attempt.status = 127 << 8;
-    return attempt;
-  }
-  pid_t child = ::fork();
-  if (child == 0) {
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execvp(argv[0], argv.data());
-    std::string message = "logrx: cannot run " + args[0] + ": " + std::strerror(errno) + "\n";
-    write_all(STDERR_FILENO, message.data(), message.size());
-    ::_exit(127);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (child < 0) {
-    std::cerr << "logrx: cannot fork: " << std::strerror(errno) << "\n";
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    attempt.status = 127 << 8;
-    return attempt;
-  }
-
-  // Each stream has its own splitter so lines from stdout and stderr never mix.
-  LineSplitter out_lines(analyzer_options.max_line_bytes);
-  LineSplitter err_lines(analyzer_options.max_line_bytes);
-  auto to_analyzer = [&analyzer](std::string_view text, bool) { analyzer.feed_line(text); };
-  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_streams = 2;
-  bool any_output = false;
-  bool timeout_reported = false;
-  auto started = std::chrono::steady_clock::now();
-  std::vector<char> buffer(1 << 16);
-  while (open_streams > 0) {
-    if (g_signal != 0) {
-      ::kill(child, g_signal);
-      attempt.signalled_by_us = true;
-      g_signal = 0;
-    }
-    int ready = ::poll(fds, 2, 200);
-    if (ready < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2 && ready > 0; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_streams;
-        continue;
-      }
-      any_output = true;
-      write_all(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buffer.data(), static_cast<std::size_t>(n));
-      if (log) log.write(buffer.data(), n);
-      (i == 0 ? out_lines : err_lines)
-          .feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), to_analyzer);
-    }
-    metrics.update(analyzer);
-    if (!any_output && !timeout_reported && options.startup_timeout > 0 &&
-        std::chrono::steady_clock::now() - started >
-            std::chrono::duration<double>(options.startup_timeout)) {
-      timeout_reported = true;
-      std::cerr << "logrx: error: the server printed nothing within " << options.startup_timeout
-                << " s (logrx.run.no-output): it may be stuck, or its output goes elsewhere "
-                   "(a log file option, Python buffering: PYTHONUNBUFFERED=1)\n";
-    }
-  }
-  out_lines.finish(to_analyzer);
-  err_lines.finish(to_analyzer);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    if (g_signal != 0) {
-      ::kill(child, g_signal);
-      g_signal = 0;
-    }
-  }
-  attempt.status = status;
-  analyzer.note_exit();
-  attempt.report = analyzer.finish();
-  metrics.update(analyzer, true);
-  if (timeout_reported) {
-    if (const RuleSpec* rule = book.find("logrx.run.no-output")) {
-      Finding f;
-      f.rule_id = rule->id;
-      f.title = rule->title;
-      f.explanation = rule->explanation;
-      f.category = rule->category;
-      f.severity = rule->severity;
-      f.file = analyzer_options.stream_name;
-      f.message = "no output within " + std::to_string(options.startup_timeout) + " s";
-      attempt.report.findings.insert(attempt.report.findings.begin(), f);
-      ++attempt.report.summary.findings;
-    }
-  }
-  return attempt;
 }
 
 std::string describe_status(int status) {
@@ -226,23 +61,265 @@ int exit_code_of(int status) {
   return kExitError;
 }
 
+std::optional<double> number_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// The value a flag has on the command line (--flag v or --flag=v), if any.
+std::optional<std::string> current_value(const std::vector<std::string>& argv, const std::string& flag) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == flag && i + 1 < argv.size()) return argv[i + 1];
+    if (argv[i].rfind(flag + "=", 0) == 0) return argv[i].substr(flag.size() + 1);
+  }
+  return std::nullopt;
+}
+
+// What the attempts so far showed about each numeric knob.
+struct Knob {
+  std::optional<double> too_low;   // failed at this value wanting more
+  std::optional<double> too_high;  // failed at this value wanting less
+  int low_attempt = 0;
+  int high_attempt = 0;
+};
+
+struct Search {
+  std::map<std::string, Knob> knobs;
+  std::map<std::string, int> tried;  // command line -> attempt
+
+  // The items to apply after `attempt`: prescriptions that would go back to
+  // a value shown to fail the other way are dropped, and the alternatives of
+  // their findings take their place.
+  std::vector<RemediationItem> plan(const Attempt& attempt, std::vector<std::string>& notes) {
+    const std::vector<std::string>& argv = attempt.command.argv;
+    std::vector<RemediationItem> items;
+    for (const RemediationItem& item : attempt.report.remediation) {
+      if (item.kind != RemediationItem::Kind::Flag || !item.applicable || !item.value) continue;
+      auto now = current_value(argv, item.name);
+      auto from = now ? number_of(*now) : std::nullopt;
+      auto to = number_of(*item.value);
+      if (!from || !to || *from == *to) continue;
+      Knob& knob = knobs[item.name];
+      if (*to > *from && (!knob.too_low || *from > *knob.too_low)) {
+        knob.too_low = *from;
+        knob.low_attempt = attempt.number;
+      }
+      if (*to < *from && (!knob.too_high || *from < *knob.too_high)) {
+        knob.too_high = *from;
+        knob.high_attempt = attempt.number;
+      }
+    }
+    std::set<std::string> blocked_rules;
+    std::set<std::string> names;
+    auto allowed = [&](const RemediationItem& item) {
+      if (item.kind != RemediationItem::Kind::Flag || !item.value) return true;
+      auto it = knobs.find(item.name);
+      auto to = number_of(*item.value);
+      if (it == knobs.end() || !to) return true;
+      const Knob& knob = it->second;
+      auto now = current_value(argv, item.name);
+      auto from = now ? number_of(*now) : std::nullopt;
+      bool down = from && *to < *from;
+      bool up = from && *to > *from;
+      if (down && knob.too_low && *to <= *knob.too_low) {
+        notes.push_back("not lowering " + item.name + " to " + *item.value + ": attempt " +
+                        std::to_string(knob.low_attempt) + " failed at " + fixed(*knob.too_low) +
+                        " because it was too low");
+        return false;
+      }
+      if (up && knob.too_high && *to >= *knob.too_high) {
+        notes.push_back("not raising " + item.name + " to " + *item.value + ": attempt " +
+                        std::to_string(knob.high_attempt) + " failed at " + fixed(*knob.too_high) +
+                        " because it was too high");
+        return false;
+      }
+      return true;
+    };
+    for (const RemediationItem& item : attempt.report.remediation) {
+      if (!allowed(item)) {
+        blocked_rules.insert(item.rule_id);
+        continue;
+      }
+      items.push_back(item);
+      names.insert(item.name);
+    }
+    // Switch knobs instead of oscillating on one.
+    for (const Finding& finding : attempt.report.findings) {
+      if (blocked_rules.count(finding.rule_id) == 0) continue;
+      for (RemediationItem alternative : finding.remediation) {
+        if (!alternative.alternative || !alternative.applicable || names.count(alternative.name) > 0) continue;
+        if (alternative.kind == RemediationItem::Kind::Flag && !alternative.value &&
+            current_value(argv, alternative.name))
+          continue;
+        alternative.alternative = false;
+        if (!allowed(alternative)) continue;
+        notes.push_back("trying " + alternative.name + (alternative.value ? " " + *alternative.value : "") +
+                        " instead (" + finding.rule_id + ")");
+        names.insert(alternative.name);
+        items.push_back(std::move(alternative));
+      }
+    }
+    return items;
+  }
+
+  static std::string fixed(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  }
+};
+
+ojson attempt_json(const Attempt& a, bool redact) {
+  ojson out;
+  out["attempt"] = a.number;
+  out["argv"] = shown_argv(a.command.argv, redact);
+  out["env"] = ojson::object();
+  for (const auto& [name, value] : a.command.env) {
+    std::string pair = name + "=" + value;
+    out["env"][name] = redact && redact_secrets(pair) ? std::string("<redacted>") : value;
+  }
+  out["command_line"] = shown_command(a.command, redact);
+  if (!a.log_path.empty()) out["log"] = a.log_path;
+  out["started"] = a.started;
+  out["ended"] = a.ended;
+  ojson exit;
+  if (WIFEXITED(a.status)) exit["code"] = WEXITSTATUS(a.status);
+  if (WIFSIGNALED(a.status)) exit["signal"] = WTERMSIG(a.status);
+  out["exit"] = exit;
+  out["reached_ready"] = a.reached_ready;
+  if (!a.stop_reason.empty()) out["stop_reason"] = a.stop_reason;
+  if (a.killed) out["killed"] = true;
+  out["findings"] = ojson::array();
+  for (const Finding& f : a.report.findings)
+    out["findings"].push_back(ojson::parse(finding_to_json(f), nullptr, false));
+  out["remediation"] = ojson::parse(to_json(Report{{}, a.report.remediation, {}, {}, {}}, -1), nullptr, false)["remediation"];
+  out["applied_next"] = a.applied;
+  out["skipped_next"] = a.skipped;
+  if (!a.notes.empty()) out["notes"] = a.notes;
+  return out;
+}
+
+// Written after every attempt (to a temporary file, then renamed), so a
+// killed supervisor still leaves a readable record.
+bool write_run_json(const std::string& dir, const ojson& doc) {
+  if (dir.empty()) return true;
+  std::string path = dir + "/run.json";
+  std::string temporary = path + ".tmp";
+  int fd = open_for_writing(temporary, false);
+  if (fd < 0) return false;
+  std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  bool ok = write_all(fd, text.data(), text.size());
+  ok = ::close(fd) == 0 && ok;
+  return ok && ::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+bool make_dirs(const std::string& path) {
+  std::string partial;
+  std::size_t at = 0;
+  while (at != std::string::npos) {
+    at = path.find('/', at + 1);
+    partial = path.substr(0, at);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// DIR/run-N: a new folder per run, so attempts of different runs never mix.
+std::string new_run_dir(const std::string& base, std::string& error) {
+  if (!make_dirs(base)) {
+    error = "cannot create --log-dir " + base + ": " + std::strerror(errno);
+    return "";
+  }
+  for (int n = 1; n < 100000; ++n) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/run-%03d", n);
+    std::string dir = base + name;
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+    if (errno != EEXIST) {
+      error = "cannot write in --log-dir " + base + ": " + std::strerror(errno);
+      return "";
+    }
+  }
+  error = "too many runs in --log-dir " + base;
+  return "";
+}
+
+bool save_command(const std::string& path, const LaunchCommand& command, int attempt, std::string& error) {
+  std::string text = "#!/bin/sh\n# Written by logrx run: the command of attempt " + std::to_string(attempt) +
+                     ", which reached ready (" + utc_now() + ").\n";
+  for (const auto& [name, value] : command.env) text += "export " + name + "=" + shell_quote(value) + "\n";
+  text += "exec";
+  for (const std::string& word : command.argv) text += " " + shell_quote(word);
+  text += "\n";
+  // It may hold secrets the command line carries: readable by its owner only.
+  int fd = open_for_writing(path, false, 0700);
+  if (fd < 0 || !write_all(fd, text.data(), text.size()) || ::close(fd) != 0) {
+    error = "cannot write --save-cmd " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+// Waits, and returns false when a signal asked logrx to stop meanwhile.
+bool backoff_wait(double seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return true;
+    pollfd p{signal_pipe_fd(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) > 0) {
+      bool child = false;
+      if (!drain_signal_pipe(&child).empty()) return false;
+    }
+  }
+}
+
 }  // namespace
 
 void setup_run(CLI::App& app, RunOptions& options, int& exit_code) {
   CLI::App* run = app.add_subcommand(
       "run",
-      "Supervise a server: pass its output through, diagnose it live, and relaunch it with the "
-      "prescribed flags (logrx run [options] -- CMD ARGS...)");
+      "Supervise a server: pass its output through, diagnose it live, stop it when it hangs, and "
+      "relaunch it (logrx run [options] -- CMD ARGS...)");
   run->add_option("command", options.command, "The server command, after --")->required();
   run->add_option("--restart", options.restart,
-                  "Relaunch at most N times after a failure (with --apply-remediation)")
+                  "Relaunch at most N times after a failure (the same command, or the prescribed one "
+                  "with --apply-remediation)")
       ->check(CLI::Range(0, 100));
   run->add_flag("--apply-remediation", options.apply_remediation,
-                "Merge the prescribed flags and variables into the next launch");
+                "Relaunch with the applicable prescribed flags and variables (needs --restart)");
   run->add_option("--log-dir", options.log_dir,
-                  "Write each attempt's output to DIR/attempt-N.log, command line first");
+                  "Write each run to a new DIR/run-N/: attempt-N.log (command line first) and run.json");
   run->add_option("--startup-timeout", options.startup_timeout,
-                  "Report a server that prints nothing within SECONDS");
+                  "Report a server that prints nothing within SECONDS")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--ready-timeout", options.ready_timeout,
+                  "Stop (and relaunch, with --restart) a server not ready within SECONDS")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--stall-timeout", options.stall_timeout,
+                  "Stop (and relaunch) a ready server silent for SECONDS (or whose --ready-url stops answering)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--ready-url", options.ready_url,
+                  "http://127.0.0.1:PORT/PATH: a 2xx answer means ready; checked every second");
+  run->add_option("--kill-grace", options.kill_grace,
+                  "SECONDS between SIGTERM and SIGKILL for the server's process group (default 15)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--fatal-grace", options.fatal_grace,
+                  "SECONDS a server may keep running after a fatal error before it is stopped (default 10)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--backoff", options.backoff,
+                  "SECONDS before the first relaunch, doubled for each further one (default 1, at most 60)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--events", options.events,
+                  "Write JSON lines (attempt_started, finding, ready, stopped, exited, relaunching, "
+                  "verdict) to FILE, or - for stdout (the server's stdout then goes to stderr)");
+  run->add_option("--save-cmd", options.save_cmd,
+                  "Write the command that reached ready, with its environment, as a shell script");
   run->add_option("--ready-pattern", options.ready_pattern,
                   "RE2 pattern of the line that means 'ready' for servers logrx does not know");
   run->add_option("--server", options.server, "The server kind, when it cannot be told from CMD")
@@ -254,57 +331,202 @@ void setup_run(CLI::App& app, RunOptions& options, int& exit_code) {
   run->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
   add_metrics_options(*run, options.metrics);
   run->footer(
-      "Exits with the server's status (128+N when it was killed by signal N); SIGINT and SIGTERM "
-      "are forwarded to it. 2 for logrx's own errors.");
+      "The server runs in its own session and process group; SIGINT, SIGTERM, SIGHUP and SIGQUIT "
+      "are passed to the whole group, SIGKILL follows after --kill-grace (at once on a second "
+      "signal), and what is left of the group when the server exits is stopped too. Exits with the "
+      "server's status (128+N when it was killed by signal N); 2 for logrx's own errors.");
   run->callback([&options, &exit_code] { exit_code = run_run(options); });
 }
 
 int run_run(const RunOptions& options) {
-  auto book = load_rulebook(options.rules);
-  if (!book) return kExitError;
   if (options.command.empty()) {
     std::cerr << "logrx: run needs a command after --\n";
     return kExitError;
   }
+  if (options.apply_remediation && options.restart == 0) {
+    std::cerr << "logrx: --apply-remediation needs --restart N (how many relaunches it may make)\n";
+    return kExitError;
+  }
+  HttpUrl url;
+  std::string error;
+  if (!options.ready_url.empty() && !parse_http_url(options.ready_url, url, error)) {
+    std::cerr << "logrx: --ready-url: " << error << "\n";
+    return kExitError;
+  }
+  if (options.apply_remediation) {
+    std::string problem = rewrite_problem(options.command);
+    if (!problem.empty()) {
+      std::cerr << "logrx: --apply-remediation: " << problem << "\n";
+      return kExitError;
+    }
+  }
+  ensure_standard_descriptors();
+  auto book = load_rulebook(options.rules);
+  if (!book) return kExitError;
+  std::string run_dir;
+  if (!options.log_dir.empty()) {
+    run_dir = new_run_dir(options.log_dir, error);
+    if (run_dir.empty()) {
+      std::cerr << "logrx: " << error << "\n";
+      return kExitError;
+    }
+  }
+  EventSink events;
+  if (!events.open(options.events, error)) {
+    std::cerr << "logrx: " << error << "\n";
+    return kExitError;
+  }
   MetricsExporter metrics(options.metrics);
   if (!metrics.start()) return kExitError;
-  std::signal(SIGINT, on_forward_signal);
-  std::signal(SIGTERM, on_forward_signal);
+  if (!install_signal_pipe()) {
+    std::cerr << "logrx: cannot set up signal handling: " << std::strerror(errno) << "\n";
+    return kExitError;
+  }
+  bool redact = !options.no_redact;
+  ojson record;
+  record["version"] = 1;
+  record["started"] = utc_now();
+  record["command"] = shown_argv(options.command, redact);
+  record["restart"] = options.restart;
+  record["apply_remediation"] = options.apply_remediation;
+  record["attempts"] = ojson::array();
+  record["verdict"] = "running";
+  if (!write_run_json(run_dir, record)) {
+    std::cerr << "logrx: cannot write " << run_dir << "/run.json: " << std::strerror(errno) << "\n";
+    return kExitError;
+  }
+  if (!run_dir.empty()) std::cerr << "logrx: this run's logs go to " << run_dir << "\n";
 
-  std::vector<std::string> args = options.command;
-  std::map<std::string, std::string> env;
-  std::string server = options.server.empty() ? detect_server(args) : options.server;
+  LaunchCommand command{options.command, {}};
+  std::string server = options.server.empty() ? detect_server(command.argv) : options.server;
+  Search search;
+  std::optional<Attempt> worked;
   int last_status = 0;
+  std::string verdict;
+  std::string reason;
   for (int number = 1;; ++number) {
-    Attempt attempt = run_attempt(*book, options, number, args, env, metrics);
+    std::string log_path = run_dir.empty() ? "" : run_dir + "/attempt-" + std::to_string(number) + ".log";
+    search.tried[command_line(command)] = number;
+    Attempt attempt = run_attempt(*book, options, number, command, log_path, events, metrics);
     last_status = attempt.status;
     diagnose(attempt.report, "attempt " + std::to_string(number) + " " + describe_status(attempt.status) +
-                                 " (phase " + (attempt.report.runs.empty() ? std::string("launching")
-                                                                           : attempt.report.runs.back().phase) +
+                                 (attempt.stop_reason.empty() ? "" : " (stopped: " + attempt.stop_reason + ")") +
+                                 " (phase " +
+                                 (attempt.report.runs.empty() ? std::string("launching")
+                                                              : attempt.report.runs.back().phase) +
                                  ")");
-    bool failed = !(WIFEXITED(attempt.status) && WEXITSTATUS(attempt.status) == 0);
-    if (!failed || attempt.signalled_by_us || !options.apply_remediation || number > options.restart)
+    bool clean_exit = WIFEXITED(attempt.status) && WEXITSTATUS(attempt.status) == 0 && attempt.stop_reason.empty();
+    bool failed = attempt.stop_reason == "fatal-grace" || attempt.stop_reason == "ready-timeout" ||
+                  attempt.stop_reason == "stall" || (!clean_exit && !attempt.user_stop);
+    if (attempt.reached_ready && !failed) worked = attempt;
+
+    auto finish_attempt = [&](Attempt& a) {
+      record["attempts"].push_back(attempt_json(a, redact));
+      write_run_json(run_dir, record);
+    };
+    if (attempt.user_stop) {
+      verdict = attempt.reached_ready ? "ready" : "stopped";
+      reason = "stopped by a signal to logrx";
+      finish_attempt(attempt);
       break;
+    }
+    if (!failed) {
+      verdict = attempt.reached_ready ? "ready" : "exited";
+      reason = describe_status(attempt.status);
+      finish_attempt(attempt);
+      break;
+    }
+    if (number > options.restart) {
+      verdict = "failed";
+      reason = options.restart == 0 ? "the server failed (no --restart)"
+                                    : "no relaunches left (--restart " + std::to_string(options.restart) + ")";
+      finish_attempt(attempt);
+      break;
+    }
     if (server.empty() && !attempt.report.runs.empty() && attempt.report.runs.back().server != "unknown")
       server = attempt.report.runs.back().server;
-    LaunchCommand next{args, env};
-    ApplyOutcome outcome = apply_remediation(*book, server, attempt.report.remediation, next);
-    if (!outcome.error.empty()) {
-      std::cerr << "logrx: cannot apply the remediation: " << outcome.error << "\n";
-      break;
+    LaunchCommand next = command;
+    if (options.apply_remediation) {
+      std::vector<std::string> notes;
+      std::vector<RemediationItem> items = search.plan(attempt, notes);
+      for (const std::string& note : notes) std::cerr << "logrx: " << note << "\n";
+      attempt.notes.insert(attempt.notes.end(), notes.begin(), notes.end());
+      ApplyOutcome outcome = apply_remediation(*book, server, items, next);
+      if (!outcome.error.empty()) {
+        std::cerr << "logrx: cannot apply the remediation: " << outcome.error << "\n";
+        verdict = "failed";
+        reason = outcome.error;
+        finish_attempt(attempt);
+        break;
+      }
+      for (const std::string& s : outcome.skipped) std::cerr << "logrx: not applied: " << s << "\n";
+      attempt.applied = outcome.applied;
+      attempt.skipped = outcome.skipped;
+      if (!outcome.changed) {
+        std::cerr << "logrx: nothing new to apply; not relaunching\n";
+        verdict = "failed";
+        reason = "nothing left to try: no applicable remediation changes the command";
+        finish_attempt(attempt);
+        break;
+      }
+      auto seen = search.tried.find(command_line(next));
+      if (seen != search.tried.end()) {
+        std::cerr << "logrx: the prescribed command is the one attempt " << seen->second
+                  << " already ran; not relaunching\n";
+        verdict = "failed";
+        reason = "the remediation leads back to attempt " + std::to_string(seen->second) + "'s command";
+        finish_attempt(attempt);
+        break;
+      }
     }
-    for (const std::string& s : outcome.skipped) std::cerr << "logrx: not applied: " << s << "\n";
-    const std::vector<std::string>& applied = outcome.applied;
-    args = next.argv;
-    env = next.env;
-    if (!outcome.changed) {
-      std::cerr << "logrx: nothing new to apply; not relaunching\n";
-      break;
+    finish_attempt(attempt);
+    double delay = std::min(options.backoff * std::pow(2.0, number - 1), std::max(options.backoff_max, options.backoff));
+    std::cerr << "logrx: relaunching (attempt " << number + 1 << " of " << options.restart + 1 << ")";
+    if (options.apply_remediation) {
+      std::cerr << " with:";
+      for (const std::string& a : attempt.applied) std::cerr << " " << escape_for_terminal(a) << ";";
+    } else {
+      std::cerr << " with the same command";
     }
-    std::cerr << "logrx: relaunching (attempt " << number + 1 << " of " << options.restart + 1
-              << ") with:";
-    for (const std::string& a : applied) std::cerr << " " << a << ";";
+    if (delay > 0) std::cerr << " in " << delay << " s";
     std::cerr << "\n";
+    events.emit("relaunching", {{"attempt", number + 1}, {"applied", attempt.applied}, {"delay", delay},
+                                {"argv", shown_argv(next.argv, redact)}});
+    if (delay > 0 && !backoff_wait(delay)) {
+      verdict = "stopped";
+      reason = "stopped by a signal to logrx before the relaunch";
+      break;
+    }
+    command = next;
+  }
+
+  record["verdict"] = verdict;
+  record["reason"] = reason;
+  record["ended"] = utc_now();
+  if (worked) {
+    record["worked"] = {{"attempt", worked->number}, {"command_line", shown_command(worked->command, redact)}};
+    std::cerr << "logrx: verdict: ready with attempt " << worked->number << ": "
+              << escape_for_terminal(shown_command(worked->command, redact)) << "\n";
+  } else {
+    std::cerr << "logrx: verdict: " << verdict << ": " << reason << "\n";
+  }
+  write_run_json(run_dir, record);
+  ojson verdict_event{{"result", verdict}, {"reason", reason}};
+  if (worked) {
+    verdict_event["attempt"] = worked->number;
+    verdict_event["argv"] = shown_argv(worked->command.argv, redact);
+  }
+  events.emit("verdict", verdict_event);
+  if (!options.save_cmd.empty()) {
+    if (worked) {
+      if (!save_command(options.save_cmd, worked->command, worked->number, error)) {
+        std::cerr << "logrx: " << error << "\n";
+        return kExitError;
+      }
+      std::cerr << "logrx: saved the command that worked to " << options.save_cmd << "\n";
+    } else {
+      std::cerr << "logrx: no attempt reached ready; " << options.save_cmd << " not written\n";
+    }
   }
   return exit_code_of(last_status);
 }

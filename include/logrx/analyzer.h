@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,6 +46,10 @@ struct AnalyzerOptions {
   // fill as a diagnostic (rule testing: `rules test` fails on it).
   bool check_templates = false;
   std::size_t max_runs = 1000;      // launches remembered in Report::runs; older ones are dropped
+  // poll(): a multi-line event (a traceback) still open after this long
+  // without a line is closed, so its findings are reported while the process
+  // that wrote it hangs.
+  std::chrono::milliseconds quiet_period{2000};
 };
 
 // Parses an ISO 8601 time ("2026-11-29T09:30:00", optional fraction and zone)
@@ -80,6 +85,16 @@ class Analyzer {
   // supervisor saw it exit). A launch that never became ready is then known
   // to have died, rather than to be still starting. Call before finish().
   void note_exit();
+
+  // Closes a multi-line event (a traceback) that is still waiting for more
+  // lines, reporting the findings held for it now. A line that arrives later
+  // starts a new event. For a stream that has gone quiet (a hung server).
+  void flush_idle();
+
+  // The analyzer's clock: when no line has been fed for
+  // options.quiet_period before `now`, flush_idle(). Returns true when it
+  // closed an event. Call it periodically (a supervisor's poll loop).
+  bool poll(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
   // Ends the stream and returns the report. Precondition: called once.
   Report finish();

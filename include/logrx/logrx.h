@@ -85,6 +85,14 @@ int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t 
  * Returns 0, or -1 when the analyzer is NULL or already finished. */
 int logrx_analyzer_note_exit(logrx_analyzer* analyzer);
 
+/* A hung stream: closes a multi-line event (a traceback) still waiting for
+ * lines, so the findings held for it reach the callback now. _poll does so
+ * only when nothing was fed for `quiet_seconds` (2 is the library default);
+ * call it periodically. Return 1 when an event was closed, 0 when not, -1
+ * when the analyzer is NULL or finished. flush_idle returns 0 or -1. */
+int logrx_analyzer_flush_idle(logrx_analyzer* analyzer);
+int logrx_analyzer_poll(logrx_analyzer* analyzer, double quiet_seconds);
+
 /* Ends the stream. Returns the report as JSON (findings, merged remediation,
  * summary, runs): free with logrx_free. Later calls return the same report. */
 char* logrx_analyzer_finish(logrx_analyzer* analyzer);

@@ -57,6 +57,7 @@ void Analyzer::on_unmatched_line(LineCallback callback) {
 
 void Analyzer::feed(std::string_view bytes) {
   Impl& impl = *impl_;
+  impl.last_input = std::chrono::steady_clock::now();
   auto run_lines = [&impl](std::string_view block, bool may_match, bool plain) {
     // A line that began in an earlier block is always matched in full, and
     // its earlier part was not checked for plainness.
@@ -126,6 +127,7 @@ void Analyzer::feed(std::string_view bytes) {
 }
 
 void Analyzer::feed_line(std::string_view line) {
+  impl_->last_input = std::chrono::steady_clock::now();
   bool truncated = line.size() > impl_->options.max_line_bytes;
   std::string_view kept = truncated ? line.substr(0, impl_->options.max_line_bytes) : line;
   if (impl_->envelope.passthrough())
@@ -143,6 +145,18 @@ Report Analyzer::finish() {
 }
 
 void Analyzer::note_exit() { impl_->exit_noted = true; }
+
+void Analyzer::flush_idle() {
+  if (impl_->finished) return;
+  impl_->close_event();
+}
+
+bool Analyzer::poll(std::chrono::steady_clock::time_point now) {
+  if (impl_->finished || !impl_->open_event.open) return false;
+  if (now - impl_->last_input < impl_->options.quiet_period) return false;
+  impl_->close_event();
+  return true;
+}
 
 std::uint64_t Analyzer::lines() const noexcept { return impl_->report.summary.lines; }
 

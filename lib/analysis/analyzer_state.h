@@ -8,6 +8,8 @@
 //   analyzer.cc  the public API and the end of the stream
 #pragma once
 
+#include <chrono>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -185,6 +187,7 @@ struct Analyzer::Impl {
   std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
   Dialect stream_dialect = Dialect::Unknown;
   bool exit_noted = false;  // the caller saw the process end (note_exit)
+  std::chrono::steady_clock::time_point last_input = std::chrono::steady_clock::now();  // poll()
   bool finished = false;
 
   // ---- expressions -----------------------------------------------------------

@@ -2,6 +2,7 @@
 // The C API: exceptions stop here, strings are malloc'd for any language.
 #include "logrx/logrx.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -26,6 +27,7 @@ struct logrx_analyzer {
   logrx_finding_callback callback = nullptr;
   void* user_data = nullptr;
   std::optional<logrx::Report> report;
+  std::chrono::steady_clock::time_point last_input = std::chrono::steady_clock::now();
 };
 
 using json = nlohmann::json;
@@ -218,6 +220,7 @@ void logrx_analyzer_set_callback(logrx_analyzer* analyzer, logrx_finding_callbac
 int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t length) {
   if (analyzer == nullptr || analyzer->report || (data == nullptr && length > 0)) return -1;
   try {
+    analyzer->last_input = std::chrono::steady_clock::now();
     analyzer->analyzer->feed(std::string_view(data == nullptr ? "" : data, length));
     return 0;
   } catch (...) {
@@ -228,6 +231,7 @@ int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t lengt
 int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t length) {
   if (analyzer == nullptr || analyzer->report || (line == nullptr && length > 0)) return -1;
   try {
+    analyzer->last_input = std::chrono::steady_clock::now();
     analyzer->analyzer->feed_line(std::string_view(line == nullptr ? "" : line, length));
     return 0;
   } catch (...) {
@@ -239,6 +243,27 @@ int logrx_analyzer_note_exit(logrx_analyzer* analyzer) {
   if (analyzer == nullptr || analyzer->report) return -1;
   analyzer->analyzer->note_exit();
   return 0;
+}
+
+int logrx_analyzer_flush_idle(logrx_analyzer* analyzer) {
+  if (analyzer == nullptr || analyzer->report) return -1;
+  try {
+    analyzer->analyzer->flush_idle();
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int logrx_analyzer_poll(logrx_analyzer* analyzer, double quiet_seconds) {
+  if (analyzer == nullptr || analyzer->report || !(quiet_seconds >= 0)) return -1;
+  try {
+    auto now = std::chrono::steady_clock::now();
+    if (analyzer->last_input + std::chrono::duration<double>(quiet_seconds) > now) return 0;
+    return analyzer->analyzer->poll(now + std::chrono::hours(24)) ? 1 : 0;
+  } catch (...) {
+    return -1;
+  }
 }
 
 char* logrx_analyzer_finish(logrx_analyzer* analyzer) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
+#include "logrx/logrx.h"
 #include "logrx/relaunch.h"
 #include "support/test_support.h"
 
@@ -189,4 +191,70 @@ TEST_CASE("Lint rejects a value flag without a value unless it is advice", "[rel
   CHECK(problems[0].rule_id == "t.bare");
   CHECK(problems[1].code == "rule.bad-value");
   CHECK(problems[1].rule_id == "t.range");
+}
+
+TEST_CASE("poll reports a fatal error held by an open traceback once the stream is quiet", "[relaunch][poll]") {
+  AnalyzerOptions options;
+  options.stream_name = "hang.log";
+  Analyzer analyzer(builtin(), options);
+  std::vector<std::string> seen;
+  analyzer.on_finding([&](const Finding& f) { seen.push_back(f.rule_id); });
+  analyzer.feed(
+      "[2026-05-23 07:40:41] server_args=ServerArgs(model_path='m', mem_fraction_static=0.8)\n"
+      "[2026-05-23 07:40:49] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"model_runner.py\", line 402, in init_memory_pool\n"
+      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+      "mem_fraction_static=0.8\n");
+  auto held = std::find(seen.begin(), seen.end(), "sglang.memory.not-enough-memory");
+  REQUIRE(held == seen.end());  // the traceback may still go on
+  // Not quiet long enough: nothing changes.
+  CHECK_FALSE(analyzer.poll(std::chrono::steady_clock::now()));
+  CHECK(std::find(seen.begin(), seen.end(), "sglang.memory.not-enough-memory") == seen.end());
+  CHECK(analyzer.poll(std::chrono::steady_clock::now() + std::chrono::seconds(3)));
+  CHECK(std::find(seen.begin(), seen.end(), "sglang.memory.not-enough-memory") != seen.end());
+  CHECK_FALSE(analyzer.poll(std::chrono::steady_clock::now() + std::chrono::seconds(6)));
+  Report report = analyzer.finish();
+  CHECK(std::count_if(report.findings.begin(), report.findings.end(), [](const Finding& f) {
+          return f.rule_id == "sglang.memory.not-enough-memory";
+        }) == 1);
+}
+
+TEST_CASE("The C API flushes a quiet stream and applies remediation", "[relaunch][capi]") {
+  char* error = nullptr;
+  const char* dirs[] = {LOGRX_SOURCE_DIR "/rules"};
+  logrx_rulebook* book = logrx_rulebook_load(dirs, 1, 0, &error);
+  REQUIRE(book != nullptr);
+  logrx_analyzer* an = logrx_analyzer_new(book, "hang.log", nullptr, &error);
+  REQUIRE(an != nullptr);
+  int findings = 0;
+  logrx_analyzer_set_callback(
+      an, [](const char* json, void* data) {
+        if (std::string(json).find("sglang.memory.not-enough-memory") != std::string::npos) ++*static_cast<int*>(data);
+      },
+      &findings);
+  std::string log =
+      "[2026-05-23 07:40:49] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"model_runner.py\", line 402, in init_memory_pool\n"
+      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+      "mem_fraction_static=0.8\n";
+  REQUIRE(logrx_analyzer_feed(an, log.data(), log.size()) == 0);
+  CHECK(findings == 0);
+  CHECK(logrx_analyzer_poll(an, 3600) == 0);  // fed just now
+  CHECK(logrx_analyzer_poll(an, 0) == 1);
+  CHECK(findings == 1);
+  char* report = logrx_analyzer_finish(an);
+  REQUIRE(report != nullptr);
+  const char* argv[] = {"python", "-m", "sglang.launch_server", "--mem-fraction-static", "0.8"};
+  char* applied = logrx_apply_remediation(book, "sglang", report, argv, 5, &error);
+  REQUIRE(applied != nullptr);
+  CHECK_THAT(std::string(applied), Catch::Contains("\"--mem-fraction-static\",\"0.85\""));
+  const char* piped[] = {"sh", "-c", "python -m sglang.launch_server --mem-fraction-static 0.8 | tee x"};
+  CHECK(logrx_apply_remediation(book, "sglang", report, piped, 3, &error) == nullptr);
+  REQUIRE(error != nullptr);
+  CHECK_THAT(std::string(error), Catch::Contains("cannot rewrite"));
+  logrx_free(error);
+  logrx_free(applied);
+  logrx_free(report);
+  logrx_analyzer_free(an);
+  logrx_rulebook_free(book);
 }
