@@ -138,6 +138,15 @@ struct Report {
 // concatenated in the given order, summaries added, remediation re-merged.
 Report merge_reports(std::vector<Report> reports);
 
+// Hide secrets (see redact_secrets in logrx/line.h) in every string of a
+// finding or a report: message, title, explanation, evidence, exception and
+// root_exception, captures and facts (the whole value when its name says it
+// is a secret: api_key, *_token, password, ...), remediation values and
+// reasons, diagnostics. The Analyzer applies them to everything it emits
+// unless AnalyzerOptions::redact is false; they are idempotent.
+void redact_finding(Finding& finding);
+void redact_report(Report& report);
+
 // The finding that best explains the report: of the latest launch over
 // earlier ones, the most severe, then the one a specific rule recognised
 // (over structure, over lexical), a cause over a wrapper, then the earliest.

@@ -24,6 +24,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "logrx/types.h"
 
@@ -76,11 +77,36 @@ bool is_plain_text(std::string_view bytes) noexcept;
 void parse_line(std::string_view raw, std::uint64_t line_number, LineEvent& event,
                 bool redact = false);
 
-// Replaces secrets in `text` with "<redacted>": values of api_key, hf_token,
-// access_token, password, ... (key=value, key: value, 'key': 'value',
-// --key value), Authorization header values, hf_/sk-/ghp_ tokens and the
-// password of scheme://user:password@host. Returns true when it changed text.
+// Replaces secrets in `text` with "<redacted>", in one linear pass:
+//  - the value of a key that names a secret (password, passwd, secret,
+//    *_api_key, *_secret_key, *_token, authorization, cookie, ...), in every
+//    form: key=value, key: value, 'key': 'value', {\"key\": \"value\"},
+//    'key': ['v1', 'v2'], --key value, --key=value, KEY=value, ?key=value;
+//    quoted values whole (spaces, commas), an auth scheme word kept
+//    ("Bearer <redacted>", "Bearer%20<redacted>"), a Cookie header to the end;
+//  - tokens of known formats anywhere: hf_, sk-/sk-proj-/sk-ant-, AKIA/ASIA,
+//    ghp_/gho_/ghs_/ghu_/ghr_/github_pat_, glpat-, xox[abprs]-, JWTs;
+//  - the password of scheme://user:password@host (which may hold '@').
+// Unset values (None, null, "") are kept. Idempotent. Returns true when it
+// changed `text`.
 bool redact_secrets(std::string& text);
+
+// A command line with its secrets hidden, for echoing it: the argument after
+// a flag whose name says key, token, secret or password ("--api-key", "sk-..."
+// -> "--api-key", "<redacted>"), "--api-key=..." and every argument's own
+// secrets (as redact_secrets).
+std::vector<std::string> redact_argv(std::vector<std::string> argv);
+
+// `text` with every character a terminal, a CI log or a code-review page
+// would act on instead of showing written visibly: C0 controls and DEL as
+// \xNN (except the ASCII characters in `keep`), C1 controls (U+0080-U+009F,
+// U+009B is CSI), bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E,
+// U+200F, U+061C), zero-width characters (U+200B-U+200D, U+2060-U+2064,
+// U+FEFF) and U+2028/U+2029 as \uNNNN, bytes that are not UTF-8 as \xNN.
+std::string escape_control_characters(std::string_view text, std::string_view keep = "\t");
+
+// True for the code points escape_control_characters writes as \uNNNN.
+bool is_invisible_control_character(std::uint32_t code_point) noexcept;
 
 // Splits a byte stream into lines without ever holding more than one line
 // (capped at max_line_bytes) in memory. Accepts '\n' and "\r\n" endings.

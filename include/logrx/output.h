@@ -47,8 +47,16 @@ std::string to_github_annotations(const Report& report);
 std::string escape_github_data(std::string_view text);
 std::string escape_github_property(std::string_view text);
 
-// Escapes control characters (C0, DEL, C1, ESC) as \xNN so text is safe for a
-// terminal. Valid UTF-8 above U+009F passes through.
+// Escapes control characters so text is safe for a terminal: C0 (except tab),
+// ESC and DEL as \xNN, C1 (U+009B is CSI), bidi and zero-width characters as
+// \uNNNN, bytes that are not UTF-8 as \xNN (see escape_control_characters).
+// Other UTF-8 passes through.
 std::string escape_for_terminal(std::string_view text);
+
+// A dumped JSON text with DEL and the invisible control characters (C1, bidi,
+// zero-width, U+2028/U+2029) inside its strings written as \uNNNN: every
+// JSON this library writes goes through it, so a consumer that prints a
+// string field raw cannot be steered by one.
+std::string escape_json_controls(std::string json);
 
 }  // namespace logrx

@@ -6,6 +6,7 @@
 // The stages live in lines.cc, events.cc, runs.cc, findings.cc and tiers.cc
 // (see analyzer_state.h); this file is the public API.
 #include "analysis/analyzer_state.h"
+#include "analysis/redaction.h"
 
 namespace logrx {
 
@@ -39,6 +40,9 @@ void Analyzer::Impl::finish_stream() {
                    });
   report.remediation = merge_remediation(report.findings);
   for (ScanDiagnostic& d : template_problems) report.diagnostics.push_back(std::move(d));
+  // The choke point for the report; its findings passed the one for the
+  // finding callback (store) or were redacted where they were added (stale output).
+  if (options.redact) detail::redact_report_except_findings(report);
 }
 
 

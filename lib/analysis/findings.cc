@@ -275,6 +275,8 @@ void Analyzer::Impl::store(Finding f) {
   ++s.by_severity[std::string(to_string(f.severity))];
   if (!f.process.empty()) f.ranks.push_back(f.process);
   check_remediation(f);
+  // The choke point for the finding callback: nothing leaves unredacted.
+  if (options.redact) redact_finding(f);
   if (callback) callback(f);
   if (report.findings.size() < options.max_findings) {
     merged.emplace(std::move(key), report.findings.size());

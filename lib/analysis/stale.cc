@@ -273,7 +273,7 @@ void check_stale_output(const Rulebook& book, const AnalyzerOptions& options, Re
 
   for (Finding& f : added) {
     // The launch command may carry --api-key and the like.
-    if (options.redact) redact_secrets(f.message);
+    if (options.redact) redact_finding(f);
     Summary& s = report.summary;
     ++s.findings;
     if (!s.worst_severity || f.severity > *s.worst_severity) s.worst_severity = f.severity;

@@ -144,3 +144,72 @@ void sanitize_line(std::string_view raw, std::string& out) {
 }
 
 }  // namespace logrx
+
+namespace logrx {
+namespace {
+
+// Code points a terminal or a code-review page acts on instead of showing:
+// C1 controls (U+009B is CSI), bidi embeddings, overrides and isolates
+// (U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C), zero-width
+// characters (U+200B-U+200D, U+2060, U+FEFF) and the line/paragraph
+// separators U+2028/U+2029 that break a line where none is seen.
+bool is_invisible_control(std::uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
+         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+std::uint32_t decode(std::string_view text, std::size_t i, std::size_t len) {
+  auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(text[i + k])); };
+  if (len == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+  if (len == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void append_hex(std::string& out, const char* prefix, std::uint32_t value, int digits) {
+  out += prefix;
+  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += kHex[(value >> shift) & 0xF];
+}
+
+}  // namespace
+
+std::string escape_control_characters(std::string_view text, std::string_view keep) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto u = static_cast<unsigned char>(text[i]);
+    if (u < 0x80) {
+      if ((u < 0x20 || u == 0x7f) && keep.find(static_cast<char>(u)) == std::string_view::npos) {
+        append_hex(out, "\\x", u, 2);
+      } else {
+        out += static_cast<char>(u);
+      }
+      ++i;
+      continue;
+    }
+    std::size_t len = valid_utf8_length(text, i);
+    if (len == 0) {
+      // A stray byte: raw 0x9B is CSI to an 8-bit terminal.
+      append_hex(out, "\\x", u, 2);
+      ++i;
+      continue;
+    }
+    std::uint32_t cp = decode(text, i, len);
+    if (is_invisible_control(cp)) {
+      append_hex(out, "\\u", cp, 4);
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
+bool is_invisible_control_character(std::uint32_t code_point) noexcept {
+  return is_invisible_control(code_point);
+}
+
+}  // namespace logrx

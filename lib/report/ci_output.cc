@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "logrx/line.h"
 #include "logrx/output.h"
 #include "logrx/version.h"
 #include "match/template.h"
@@ -180,12 +181,15 @@ std::string to_sarif(const Report& report, const Rulebook& book, int indent) {
   doc["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
   doc["version"] = "2.1.0";
   doc["runs"] = ojson::array({std::move(run)});
-  return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);
+  return escape_json_controls(doc.dump(indent, ' ', false, ojson::error_handler_t::replace));
 }
 
+// Workflow commands are read by the runner and shown on a web page: control,
+// bidi and zero-width characters are written visibly first, then the
+// command's own separators encoded.
 std::string escape_github_data(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : escape_control_characters(text, "\t\r\n")) {
     if (c == '%') {
       out += "%25";
     } else if (c == '\r') {
@@ -224,7 +228,7 @@ std::string to_github_annotations(const Report& report) {
     out += " file=" + escape_github_property(f.file) + ",line=" + std::to_string(f.line);
     if (f.end_line > f.line) out += ",endLine=" + std::to_string(f.end_line);
     out += ",title=" + escape_github_property(f.rule_id + ": " + f.title);
-    out += "::" + escape_github_data(escape_for_terminal(finding_text(f))) + "\n";
+    out += "::" + escape_github_data(finding_text(f)) + "\n";
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "logrx/budget.h"
+#include "logrx/line.h"
 #include "logrx/output.h"
 
 namespace logrx {
@@ -92,8 +93,39 @@ ojson finding_json(const Finding& f) {
 
 }  // namespace
 
+std::string escape_json_controls(std::string json) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(json[k]); };
+  std::size_t first = 0;
+  for (; first < json.size(); ++first) {
+    unsigned char u = byte(first);
+    if (u == 0x7f || u == 0xC2 || u == 0xD8 || u == 0xE2 || u == 0xEF) break;
+  }
+  if (first == json.size()) return json;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(json, 0, first);
+  out.reserve(json.size() + 16);
+  for (std::size_t i = first; i < json.size();) {
+    unsigned char u = byte(i);
+    std::size_t len = u < 0x80 ? 1 : u < 0xE0 ? 2 : u < 0xF0 ? 3 : 4;
+    if (i + len > json.size()) len = 1;
+    std::uint32_t cp = u;
+    if (len == 2) cp = ((u & 0x1Fu) << 6) | (byte(i + 1) & 0x3Fu);
+    if (len == 3) cp = ((u & 0x0Fu) << 12) | ((byte(i + 1) & 0x3Fu) << 6) | (byte(i + 2) & 0x3Fu);
+    // Outside strings a JSON text is ASCII without DEL, so every such
+    // character is inside a string, where \uNNNN means the same character.
+    if (cp == 0x7f || (len <= 3 && is_invisible_control_character(cp))) {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xF];
+    } else {
+      out.append(json, i, len);
+    }
+    i += len;
+  }
+  return out;
+}
+
 std::string finding_to_json(const Finding& finding, int indent) {
-  return finding_json(finding).dump(indent, ' ', false, ojson::error_handler_t::replace);
+  return escape_json_controls(finding_json(finding).dump(indent, ' ', false, ojson::error_handler_t::replace));
 }
 
 std::string to_json(const Report& report, int indent) {
@@ -147,7 +179,7 @@ std::string to_json(const Report& report, int indent) {
     doc["diagnostics"].push_back(ojson{{"file", d.file}, {"line", d.line}, {"message", d.message}});
   // Log text was sanitised to valid UTF-8, but stream names come from the
   // command line and may not be.
-  return doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return escape_json_controls(doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 }  // namespace logrx
@@ -176,7 +208,7 @@ std::string budget_to_json(const MemoryBudget& b, int indent) {
   doc["rejected"] = b.rejected;
   doc["remediation"] = ojson::array();
   for (const RemediationItem& item : b.remediation) doc["remediation"].push_back(remediation_json(item));
-  return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);
+  return escape_json_controls(doc.dump(indent, ' ', false, ojson::error_handler_t::replace));
 }
 
 }  // namespace logrx

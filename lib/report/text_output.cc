@@ -2,6 +2,7 @@
 #include <array>
 #include <sstream>
 
+#include "logrx/line.h"
 #include "logrx/output.h"
 
 namespace logrx {
@@ -42,33 +43,7 @@ std::string item_text(const RemediationItem& item) {
 
 }  // namespace
 
-std::string escape_for_terminal(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto u = static_cast<unsigned char>(text[i]);
-    bool c0 = (u < 0x20 && u != '\t') || u == 0x7f;
-    // U+0080..U+009F (C1 controls, 0xC2 0x80..0x9F) include the 8-bit CSI.
-    bool c1 = u == 0xC2 && i + 1 < text.size() &&
-              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(text[i + 1]) <= 0x9F;
-    if (c0) {
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    } else if (c1) {
-      auto v = static_cast<unsigned char>(text[i + 1]);
-      out += "\\u00";
-      out += kHex[v >> 4];
-      out += kHex[v & 0xF];
-      ++i;
-    } else {
-      out += static_cast<char>(u);
-    }
-  }
-  return out;
-}
+std::string escape_for_terminal(std::string_view text) { return escape_control_characters(text); }
 
 void write_finding_text(std::ostream& out, const Finding& f, const TextOptions& options) {
   Palette p{options.color};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "logrx/diagnostic.h"
 
+#include "logrx/line.h"
+
 namespace logrx {
 
 std::string format_diagnostic(const Diagnostic& d) {
@@ -17,7 +19,9 @@ std::string format_diagnostic(const Diagnostic& d) {
   if (!d.rule_id.empty()) out += "rule \"" + d.rule_id + "\": ";
   out += d.message;
   if (!d.json_pointer.empty()) out += " (at " + d.json_pointer + ")";
-  return out;
+  // A rule file is input too: its ids, paths and quoted text may carry
+  // escape sequences meant for the terminal that shows this.
+  return escape_control_characters(out);
 }
 
 }  // namespace logrx

@@ -67,3 +67,103 @@ TEST_CASE("No output of a scan carries a secret unless asked", "[parse][redact]"
   plain.feed(log);
   CHECK(logrx::to_json(plain.finish()).find("sk-live") != std::string::npos);
 }
+
+TEST_CASE("Every form of a secret's key hides the whole value", "[parse][redact]") {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"token=Zq8xW2v9Lk3m", "token=<redacted>"},
+           {"--token Zq8xW2v9Lk3m --port 8000", "--token <redacted> --port 8000"},
+           {"OPENAI_API_KEY=Zq8xW2v9Lk3m VLLM_API_KEY=Pw7rT5yu", "OPENAI_API_KEY=<redacted> VLLM_API_KEY=<redacted>"},
+           {"MY_SERVICE_API_KEY=Zq8xW2v9Lk3m", "MY_SERVICE_API_KEY=<redacted>"},
+           {"body {\\\"api_key\\\": \\\"Zq8 xW2, v9Lk3m\\\"}", "body {\\\"api_key\\\": \\\"<redacted>\\\"}"},
+           {"headers={'Authorization': ['Bearer Zq8xW2v9Lk3m']}", "headers={'Authorization': ['Bearer <redacted>']}"},
+           {"GET /v1?Authorization=Bearer%20Zq8xW2v9Lk3m&x=1", "GET /v1?Authorization=Bearer%20<redacted>&x=1"},
+           {"redis://:Zq8xW2v9Lk3m@cache:6379/0", "redis://:<redacted>@cache:6379/0"},
+           {"secret=Zq8xW2v9Lk3m", "secret=<redacted>"},
+           {"https://api.example.com/v1/models?key=Zq8xW2v9Lk3m&alt=json",
+            "https://api.example.com/v1/models?key=<redacted>&alt=json"},
+           {"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = <redacted>"},
+           {"Cookie: session=Zq8xW2v9Lk3m; csrf=Pw7rT5yu", "Cookie: <redacted>"},
+           {"non-default args: {'model': 'm', 'api_key': ['Zq8xW2v9Lk3m', 'Pw7rT5yu'], 'port': 1}",
+            "non-default args: {'model': 'm', 'api_key': ['<redacted>', '<redacted>'], 'port': 1}"},
+           {"password='correct horse, battery staple' user=x", "password='<redacted>' user=x"},
+           {"password=p@ss@word!x host=db", "password=<redacted> host=db"},
+           {"postgres://admin:p@ss@word@db.internal:5432/app", "postgres://admin:<redacted>@db.internal:5432/app"},
+           {"api_key='it\\'s-a-secret' port=1", "api_key='<redacted>' port=1"},
+       }) {
+    INFO(c.in);
+    CHECK(redacted(c.in) == c.out);
+  }
+}
+
+TEST_CASE("Tokens of known formats are hidden wherever they are", "[parse][redact]") {
+  for (const char* token :
+       {"hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "sk-proj-AbCdEfGhIjKlMnOpQrSt_uvwxyz0123",
+        "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv-wxyz", "sk-AbCdEfGhIjKlMnOpQrSt1234", "AKIAIOSFODNN7EXAMPLE",
+        "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "gho_AbCdEfGhIjKlMnOpQrStUvWxYz01",
+        "ghs_AbCdEfGhIjKlMnOpQrStUvWxYz01", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        "glpat-AbCdEfGhIjKlMnOpQrSt", "xoxb-123456789012-AbCdEfGhIjKl",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}) {
+    INFO(token);
+    std::string text = std::string("failed with ") + token + ", retrying";
+    CHECK(redacted(text) == "failed with <redacted>, retrying");
+    std::string path = std::string("/cache/") + token + "/x";
+    CHECK(redacted(path) == "/cache/<redacted>/x");
+  }
+}
+
+TEST_CASE("Redaction is idempotent and keeps unset values", "[parse][redact]") {
+  for (const char* text :
+       {"api_key=<redacted> hf_token=None password='' secret: null",
+        "redis://:<redacted>@cache:6379", "{'api_key': ['<redacted>']}", "Authorization: Bearer <redacted>"}) {
+    INFO(text);
+    std::string copy = text;
+    CHECK_FALSE(logrx::redact_secrets(copy));
+    CHECK(copy == text);
+  }
+}
+
+TEST_CASE("Counts and words named like tokens are not secrets", "[parse][redact]") {
+  for (const char* text :
+       {"#new-token: 5, #cached-token: 0, token usage: 0.04", "max_tokens=512 max_num_batched_tokens=8192",
+        "tokenizer='meta/llama' ssl_keyfile=/etc/key.pem", "Invalid token: expected a string",
+        "key_cache dtype=float16 key=value", "a::b::c and x := y",
+        "Uvicorn running on http://0.0.0.0:30000", "see https://docs.vllm.ai/en/latest/ (and https://x.org)"}) {
+    INFO(text);
+    std::string copy = text;
+    CHECK_FALSE(logrx::redact_secrets(copy));
+  }
+}
+
+TEST_CASE("A line full of '://' without '@' is redacted in linear time", "[parse][redact]") {
+  // 200,000 "://" and no '@': a rescan per "://" would take 10^10 steps.
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "a://b";
+  std::string copy = text;
+  CHECK_FALSE(logrx::redact_secrets(copy));
+  std::string quotes(300000, '\'');
+  std::string line = "api_key=" + quotes;
+  logrx::redact_secrets(line);
+  CHECK(line.find("api_key=") == 0);
+}
+
+TEST_CASE("Command lines are redacted argument by argument", "[parse][redact]") {
+  std::vector<std::string> argv{"vllm",       "serve",           "m",         "--api-key",
+                                "sk-not-a-real-key-0123456789", "--hf-token", "hf_AbCdEfGhIjKlMnOpQrStUv",
+                                "--token",    "Zq8xW2v9Lk3m",   "--admin-api-key=Pw7rT5yuQ1",
+                                "--port",     "8000",            "--password", "--max-num-seqs", "8",
+                                "OPENAI_API_KEY=Zq8xW2v9Lk3m"};
+  std::vector<std::string> expected{"vllm",       "serve",        "m",           "--api-key",
+                                    "<redacted>", "--hf-token",   "<redacted>",  "--token",
+                                    "<redacted>", "--admin-api-key=<redacted>", "--port", "8000",
+                                    "--password", "--max-num-seqs", "8",        "OPENAI_API_KEY=<redacted>"};
+  CHECK(logrx::redact_argv(argv) == expected);
+  // Flags that only look similar keep their values.
+  std::vector<std::string> plain{"--tokenizer", "meta/llama", "--max-num-batched-tokens", "8192",
+                                 "--ssl-keyfile", "/etc/k.pem"};
+  CHECK(logrx::redact_argv(plain) == plain);
+}
