@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "logrx/analyzer.h"
 #include "logrx/line.h"
@@ -166,4 +168,50 @@ TEST_CASE("Command lines are redacted argument by argument", "[parse][redact]") 
   std::vector<std::string> plain{"--tokenizer", "meta/llama", "--max-num-batched-tokens", "8192",
                                  "--ssl-keyfile", "/etc/k.pem"};
   CHECK(logrx::redact_argv(plain) == plain);
+}
+
+TEST_CASE("A vLLM dump with api_key as a list keeps its facts and loses the keys", "[parse][redact]") {
+  auto book = logrx::test::load_builtin();
+  logrx::Analyzer analyzer(book);
+  analyzer.feed(
+      "(APIServer pid=1) INFO 12-25 04:48:30 [utils.py:253] non-default args: {'model': 'Qwen/Qwen3-8B', "
+      "'api_key': ['Lf5Kq8Zm1Xw4Pv7R', 'Lg2 Mn5, Bq8'], 'max_model_len': 4096, 'gpu_memory_utilization': 0.91}\n");
+  logrx::Report report = analyzer.finish();
+  CHECK(report.diagnostics.empty());
+  REQUIRE(report.runs.size() == 1);
+  const auto& facts = report.runs[0].facts;
+  REQUIRE(facts.count("model") == 1);
+  CHECK(facts.at("model").text == "Qwen/Qwen3-8B");
+  REQUIRE(facts.count("max_model_len") == 1);
+  CHECK(facts.at("max_model_len").number == 4096);
+  REQUIRE(facts.count("gpu_memory_utilization") == 1);
+  REQUIRE(facts.count("api_key") == 1);
+  CHECK(facts.at("api_key").text.find("Lf5Kq8") == std::string::npos);
+  CHECK(facts.at("api_key").text.find("Mn5") == std::string::npos);
+  std::string json = logrx::to_json(report);
+  CHECK(json.find("Lf5Kq8") == std::string::npos);
+  CHECK(json.find("Bq8") == std::string::npos);
+}
+
+TEST_CASE("Exceptions of a traceback that matched no rule are redacted where they leave", "[parse][redact]") {
+  auto book = logrx::test::load_builtin();
+  logrx::Analyzer analyzer(book);
+  std::vector<std::string> seen;
+  analyzer.on_finding([&](const logrx::Finding& f) { seen.push_back(f.root_exception + "|" + f.exception); });
+  analyzer.feed(
+      "Traceback (most recent call last):\n"
+      "  File \"/srv/app.py\", line 3, in <module>\n"
+      "app.UpstreamFailure: upstream said token=Tq4Wm8Zr2Xv6Nb1K\n"
+      "\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/srv/app.py\", line 9, in <module>\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+  logrx::Report report = analyzer.finish();
+  REQUIRE_FALSE(report.findings.empty());
+  CHECK(report.findings[0].root_exception == "app.UpstreamFailure: upstream said token=<redacted>");
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen[0].find("Tq4Wm8") == std::string::npos);
+  CHECK(seen[0].find("token=<redacted>") != std::string::npos);
 }

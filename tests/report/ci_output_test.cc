@@ -100,3 +100,24 @@ TEST_CASE("GitHub workflow commands escape data and properties", "[report][githu
   std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   CHECK(lines == two_files().findings.size());
 }
+
+TEST_CASE("GitHub annotation properties and data carry no control characters", "[report][github]") {
+  // The reproducer: BS, BEL, C1 CSI and RLO in captured text reach title=.
+  logrx::Report report;
+  logrx::Finding f;
+  f.rule_id = "r";
+  f.file = "srv\xE2\x80\xAE\x07.log";
+  f.line = 1;
+  f.title = "t \x08\x07\xC2\x9B" "31m\xE2\x80\xAE\xE2\x80\x8B";
+  f.message = "m \x1b[2J\xE2\x81\xA6";
+  f.severity = logrx::Severity::Error;
+  report.findings.push_back(f);
+  std::string out = logrx::to_github_annotations(report);
+  for (const char* raw : {"\x08", "\x07", "\x1b", "\xC2\x9B", "\xE2\x80\xAE", "\xE2\x80\x8B", "\xE2\x81\xA6"}) {
+    INFO(raw);
+    CHECK(out.find(raw) == std::string::npos);
+  }
+  CHECK(out == "::error file=srv\\u202e\\x07.log,line=1,title=r%3A t \\x08\\x07\\u009b31m\\u202e\\u200b::"
+               "t \\x08\\x07\\u009b31m\\u202e\\u200b: m \\x1b[2J\\u2066\n");
+  CHECK(logrx::escape_github_property("a\xC2\x85" "b") == "a\\u0085b");
+}

@@ -87,3 +87,40 @@ TEST_CASE("Colour is only emitted when asked for", "[report][text]") {
   logrx::write_text(coloured, report, {true, true});
   CHECK(coloured.str().find("\x1b[") != std::string::npos);
 }
+
+TEST_CASE("Bidi, zero-width and C1 characters are written visibly", "[report][text]") {
+  // U+202E RLO, U+2066 LRI, U+2069 PDI, U+200E LRM, U+200F RLM, U+200B ZWSP,
+  // U+200D ZWJ, U+FEFF BOM, U+2028 LINE SEPARATOR, U+0085 NEL.
+  CHECK(logrx::escape_for_terminal("a\xE2\x80\xAE" "b\xE2\x81\xA6" "c\xE2\x81\xA9" "d") ==
+        "a\\u202eb\\u2066c\\u2069d");
+  CHECK(logrx::escape_for_terminal("\xE2\x80\x8E\xE2\x80\x8F\xE2\x80\x8B\xE2\x80\x8D\xEF\xBB\xBF\xE2\x80\xA8\xC2\x85") ==
+        "\\u200e\\u200f\\u200b\\u200d\\ufeff\\u2028\\u0085");
+  // Bytes that are not UTF-8 (a raw 0x9B is CSI to an 8-bit terminal).
+  CHECK(logrx::escape_for_terminal("raw\x9B" "31m \xFF") == "raw\\x9b31m \\xff");
+  // Ordinary non-ASCII text is kept.
+  CHECK(logrx::escape_for_terminal("Grüße, 日本語, \xE2\x80\x94 dash") == "Grüße, 日本語, \xE2\x80\x94 dash");
+}
+
+TEST_CASE("JSON writes C1, DEL, bidi and zero-width characters as \\u escapes", "[report][json]") {
+  logrx::Report report;
+  logrx::Finding f;
+  f.rule_id = "x";
+  f.file = "a\xE2\x80\xAE.log";
+  f.title = "csi\xC2\x9B" "31m";
+  f.message = "rlo\xE2\x80\xAE del\x7f zw\xE2\x80\x8B bom\xEF\xBB\xBF ok\xE2\x80\x94";
+  report.findings.push_back(f);
+  std::string json = logrx::to_json(report);
+  for (const char* raw : {"\xC2\x9B", "\xE2\x80\xAE", "\x7f", "\xE2\x80\x8B", "\xEF\xBB\xBF"}) {
+    INFO(raw);
+    CHECK(json.find(raw) == std::string::npos);
+  }
+  CHECK(json.find("csi\\u009b31m") != std::string::npos);
+  CHECK(json.find("rlo\\u202e del\\u007f zw\\u200b bom\\ufeff ok\xE2\x80\x94") != std::string::npos);
+  // Still the same strings to a JSON reader.
+  auto doc = nlohmann::json::parse(json);
+  CHECK(doc.at("findings").at(0).at("message") == f.message);
+  CHECK(doc.at("findings").at(0).at("file") == f.file);
+  std::string line = logrx::finding_to_json(f);
+  CHECK(line.find("\xC2\x9B") == std::string::npos);
+  CHECK(nlohmann::json::parse(line).at("title") == f.title);
+}
