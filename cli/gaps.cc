@@ -59,7 +59,7 @@ int run_gaps(const GapsOptions& options) {
                              {"count", g.count},
                              {"example", {{"file", g.file}, {"line", g.line}, {"text", g.example}}}});
     doc["overflow"] = collector.overflow();
-    std::cout << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    std::cout << escape_json_controls(doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) << "\n";
   } else {
     for (const GapGroup& g : groups) {
       std::cout << g.count << "  " << escape_for_terminal(g.pattern) << "\n";

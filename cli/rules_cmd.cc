@@ -80,7 +80,7 @@ int run_rules_list(const RulesOptions& options) {
                       {"servers", r.servers},
                       {"title", r.title},
                       {"file", r.file}});
-    std::cout << list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    std::cout << escape_json_controls(list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) << "\n";
     return kExitClean;
   }
   std::size_t id_width = 0;

@@ -112,7 +112,7 @@ std::string sarif_with_invocation(const std::string& sarif,
     }
   }
   doc["runs"][0]["invocations"] = nlohmann::ordered_json::array({invocation});
-  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return escape_json_controls(doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 }  // namespace
