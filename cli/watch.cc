@@ -275,7 +275,7 @@ int run_watch(const WatchOptions& options) {
       nlohmann::ordered_json last;
       last["summary"] = doc["summary"];
       last["remediation"] = doc["remediation"];
-      std::cout << last.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+      std::cout << escape_json_controls(last.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
                 << "\n";
     } else {
       write_summary_text(std::cout, report, text);

@@ -15,7 +15,7 @@ namespace {
 std::string json_string(const std::string& text) {
   // Host and stream names come from the system and the command line, not
   // from the log, and may not be valid UTF-8.
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return escape_json_controls(nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace
