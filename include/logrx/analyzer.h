@@ -45,11 +45,23 @@ struct AnalyzerOptions {
   // Report a title or fix explanation with a reference the finding could not
   // fill as a diagnostic (rule testing: `rules test` fails on it).
   bool check_templates = false;
+  // Every collection the analyzer keeps for a stream is capped, so that
+  // memory stays bounded whatever the input; what a cap leaves out is
+  // counted in Summary::capped (and findings in Summary::findings_dropped).
   std::size_t max_runs = 1000;      // launches remembered in Report::runs; older ones are dropped
   // poll(): a multi-line event (a traceback) still open after this long
   // without a line is closed, so its findings are reported while the process
   // that wrote it hangs.
   std::chrono::milliseconds quiet_period{2000};
+  std::size_t max_finding_bytes = 32u << 20;  // text held by stored findings; the rest are counted
+  // Findings wait for their traceback to close (to learn its range and
+  // exceptions); past either cap they are stored at once, without them.
+  std::size_t max_held_findings = 1000;
+  std::size_t max_held_bytes = 8u << 20;
+  std::size_t max_facts_per_run = 1000;         // distinct fact names per launch
+  std::size_t max_fact_bytes_per_run = 256u << 10;  // names and values of a launch's facts
+  std::size_t max_diagnostics = 1000;           // Report::diagnostics
+  std::size_t max_ranks_per_finding = 1024;     // Finding::ranks of a merged finding
 };
 
 // Parses an ISO 8601 time ("2026-11-29T09:30:00", optional fraction and zone)

@@ -115,6 +115,16 @@ struct ScanDiagnostic {
   std::string message;
 };
 
+// What the caps of AnalyzerOptions left out, by collection.
+struct CapCounts {
+  std::size_t held_findings = 0;  // stored before their event closed (max_held_findings/bytes)
+  std::size_t facts = 0;          // fact values not recorded (max_facts_per_run/_bytes_per_run)
+  std::size_t diagnostics = 0;    // diagnostics not kept (max_diagnostics)
+  std::size_t runs = 0;           // launches dropped from Report::runs (max_runs)
+  std::size_t ranks = 0;          // ranks not listed on a merged finding (max_ranks_per_finding)
+  std::size_t finding_bytes = 0;  // findings not stored for max_finding_bytes (also in findings_dropped)
+};
+
 struct Summary {
   std::uint64_t lines = 0;
   int runs = 0;
@@ -124,6 +134,7 @@ struct Summary {
   std::map<std::string, std::size_t> by_category;
   std::map<std::string, std::size_t> by_severity;
   std::size_t truncated_lines = 0;
+  CapCounts capped;
 };
 
 struct Report {

@@ -39,7 +39,8 @@ void Analyzer::Impl::finish_stream() {
                      return std::tie(a.line, a.rule_id) < std::tie(b.line, b.rule_id);
                    });
   report.remediation = merge_remediation(report.findings);
-  for (ScanDiagnostic& d : template_problems) report.diagnostics.push_back(std::move(d));
+  for (ScanDiagnostic& d : template_problems) add_diagnostic(d.line, std::move(d.message));
+  report.summary.capped.diagnostics += template_problems_capped;
   // The choke point for the report; its findings passed the one for the
   // finding callback (store) or were redacted where they were added (stale output).
   if (options.redact) detail::redact_report_except_findings(report);

@@ -27,6 +27,9 @@ Finding engine_finding(const RuleSpec& rule, const std::string& stream, std::uin
 // stale. `book` supplies the engine rules' titles and explanations.
 void check_stale_output(const Rulebook& book, const AnalyzerOptions& options, Report& report);
 
+// Bytes of text a finding holds (what its caps count), roughly.
+std::size_t text_bytes(const Finding& f);
+
 // Seconds since an arbitrary epoch for a log timestamp, comparable within
 // one stream (vLLM timestamps carry no year: `year` supplies it).
 std::int64_t timestamp_seconds(const Timestamp& ts, int year);

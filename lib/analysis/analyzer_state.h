@@ -20,6 +20,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,7 @@ struct Analyzer::Impl {
     Dialect server = Dialect::Unknown;
     std::map<std::string, Value> facts;
     std::map<std::string, std::uint64_t> fact_lines;
+    std::size_t fact_bytes = 0;  // of facts' names and values, against max_fact_bytes_per_run
     std::set<std::string> banners;
     bool has_timestamp = false;
     Timestamp last_timestamp;
@@ -142,7 +144,23 @@ struct Analyzer::Impl {
   Report report;
   Run run;
   Event open_event;
-  std::vector<Finding> held;  // findings of the open event
+  // Findings of the open event. The findings of one line (often dozens) share
+  // its text: each keeps an index into held_text instead of its own copy of a
+  // line that may be 64 KB long.
+  static constexpr std::size_t kNoText = static_cast<std::size_t>(-1);
+  struct Held {
+    Finding finding;
+    std::size_t message = kNoText;      // index into held_text, or kept in the finding
+    std::vector<std::size_t> evidence;  // per evidence line, likewise
+  };
+  std::vector<Held> held;
+  std::vector<std::string> held_text;
+  std::size_t held_bytes = 0;  // of held findings and held_text, against max_held_bytes
+  // The index of `text` in held_text, moved there unless one of the latest
+  // entries already holds it; kNoText leaves short text in the finding.
+  std::size_t share_held_text(std::string& text);
+  std::size_t stored_finding_bytes = 0;  // of report.findings and merge keys
+  bool backwards_noted = false;          // timestamps going back reported once
   // Structure and lexical matches of the open event (or of the current line
   // when no event is open); one of them becomes a finding when the event
   // closes, if no specific rule recognised the event.
@@ -184,7 +202,14 @@ struct Analyzer::Impl {
     std::int64_t midnight = 0;
   } day_cache;
   mutable std::vector<ScanDiagnostic> template_problems;  // with options.check_templates
-  std::unordered_map<std::string, std::size_t> merged;  // run's merge key -> finding index
+  mutable std::size_t template_problems_capped = 0;      // past max_diagnostics
+  // The run's merge key -> the stored finding and the ranks it lists (a hash
+  // set: a linear search per line made 80,000 lines take 18 s).
+  struct Merged {
+    std::size_t index = 0;
+    std::unordered_set<std::string> ranks;
+  };
+  std::unordered_map<std::string, Merged> merged;
   Dialect stream_dialect = Dialect::Unknown;
   bool exit_noted = false;  // the caller saw the process end (note_exit)
   std::chrono::steady_clock::time_point last_input = std::chrono::steady_clock::now();  // poll()
@@ -262,6 +287,8 @@ struct Analyzer::Impl {
   // ---- lines -----------------------------------------------------------------
 
   void record_fact(const std::string& name, Value value);
+  // Keeps a diagnostic unless max_diagnostics are kept already (then counts it).
+  void add_diagnostic(std::uint64_t line, std::string message);
   void read_config_dump(const std::string& text);
   // One physical line of a stream that has (or may have) a shipper's
   // envelope: unwrapped, then processed.

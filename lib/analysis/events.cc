@@ -72,9 +72,18 @@ void Analyzer::Impl::track_event() {
 void Analyzer::Impl::close_event() {
   if (!open_event.open) return;
   resolve_fallback(true);
-  std::vector<Finding> findings = std::move(held);
+  std::vector<Held> waiting = std::move(held);
+  std::vector<std::string> texts = std::move(held_text);
   held.clear();
-  for (Finding& f : findings) {
+  held_text.clear();
+  held_bytes = 0;
+  for (Held& h : waiting) {
+    Finding& f = h.finding;
+    // One finding at a time gets its own copy of the shared text: store()
+    // keeps it only when the finding is new.
+    if (h.message != kNoText) f.message = texts[h.message];
+    for (std::size_t i = 0; i < h.evidence.size() && i < f.evidence.size(); ++i)
+      if (h.evidence[i] != kNoText) f.evidence[i].text = texts[h.evidence[i]];
     f.end_line = open_event.end;
     if (open_event.traceback || open_event.end > open_event.start) {
       f.event_start = open_event.start;

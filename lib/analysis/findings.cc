@@ -23,6 +23,21 @@ std::int64_t timestamp_seconds(const Timestamp& ts, int year) {
   return days * 86400 + ts.hour * 3600 + ts.minute * 60 + ts.second;
 }
 
+std::size_t text_bytes(const Finding& f) {
+  std::size_t bytes = sizeof(Finding) + f.rule_id.size() + f.title.size() + f.explanation.size() +
+                      f.file.size() + f.server.size() + f.message.size() + f.level.size() +
+                      f.process.size() + f.timestamp.size() + f.phase.size() +
+                      f.exception.size() + f.root_exception.size();
+  for (const auto& [name, value] : f.captures) bytes += name.size() + value.size() + 64;
+  for (const RemediationItem& item : f.remediation)
+    bytes += sizeof item + item.name.size() + item.why.size() + item.value.value_or("").size();
+  for (const std::string& r : f.references) bytes += r.size() + 32;
+  for (const EvidenceLine& e : f.evidence) bytes += sizeof e + e.text.size();
+  for (const std::string& r : f.ranks) bytes += r.size() + 32;
+  for (const std::string& i : f.inconsistencies) bytes += i.size() + 32;
+  return bytes;
+}
+
 Finding finding_base(const RuleSpec& rule, const std::string& stream, std::uint64_t line,
                      int run) {
   Finding f;
@@ -108,10 +123,15 @@ bool Analyzer::Impl::condition_holds(const std::optional<detail::Expression>& wh
 // rules are being tested.
 std::string Analyzer::Impl::display(const std::string& text, const detail::Lookup& lookup,
                     const std::string& rule_id, const std::string& what) const {
-  if (options.check_templates && !detail::expand_template(text, lookup))
-    template_problems.push_back(ScanDiagnostic{
-        options.stream_name, event.line,
-        "rule " + rule_id + ": the " + what + " has a reference this finding cannot fill: " + text});
+  if (options.check_templates && !detail::expand_template(text, lookup)) {
+    if (template_problems.size() >= options.max_diagnostics) {
+      ++template_problems_capped;
+    } else {
+      template_problems.push_back(ScanDiagnostic{
+          options.stream_name, event.line,
+          "rule " + rule_id + ": the " + what + " has a reference this finding cannot fill: " + text});
+    }
+  }
   return detail::expand_display(text, lookup);
 }
 
@@ -228,11 +248,42 @@ void Analyzer::Impl::add_finding(Finding f) {
   if (f.severity >= Severity::Error) ++run.errors;
   if (is_cause(f) && f.line == event.line) line_has_cause = true;
   if (is_cause(f) && f.severity >= Severity::Error) run.last_cause_line = std::max(run.last_cause_line, f.line);
-  if (open_event.open && f.line >= open_event.start && f.line <= open_event.end) {
-    held.push_back(std::move(f));
-  } else {
+  if (!open_event.open || f.line < open_event.start || f.line > open_event.end) {
     store(std::move(f));
+    return;
   }
+  if (held.size() >= options.max_held_findings || held_bytes >= options.max_held_bytes) {
+    // Past the caps a finding is stored without waiting for its event to
+    // close: it does not learn the event's range and exceptions, but memory
+    // stays bounded.
+    ++report.summary.capped.held_findings;
+    store(std::move(f));
+    return;
+  }
+  Held h;
+  h.message = share_held_text(f.message);
+  for (EvidenceLine& e : f.evidence) h.evidence.push_back(share_held_text(e.text));
+  held_bytes += text_bytes(f);
+  h.finding = std::move(f);
+  held.push_back(std::move(h));
+}
+
+std::size_t Analyzer::Impl::share_held_text(std::string& text) {
+  constexpr std::size_t kShareFrom = 256;  // shorter text stays in its finding
+  constexpr std::size_t kLookBack = 4;     // a line's findings are held one after another
+  if (text.size() < kShareFrom) return kNoText;
+  std::size_t from = held_text.size() > kLookBack ? held_text.size() - kLookBack : 0;
+  for (std::size_t i = held_text.size(); i-- > from;) {
+    if (held_text[i] == text) {
+      text.clear();
+      text.shrink_to_fit();
+      return i;
+    }
+  }
+  held_bytes += text.size();
+  held_text.push_back(std::move(text));
+  text = std::string();
+  return held_text.size() - 1;
 }
 
 // Merges the same message from several ranks (or repeated) into one finding.
@@ -260,13 +311,19 @@ void Analyzer::Impl::store(Finding f) {
     }
   }
   if (auto it = merged.find(key); it != merged.end()) {
-    Finding& first = report.findings[it->second];
+    Finding& first = report.findings[it->second.index];
     ++first.count;
     first.last_line = std::max(first.last_line, f.line);
     first.end_line = std::max(first.end_line, f.end_line);
-    if (!f.process.empty() &&
-        std::find(first.ranks.begin(), first.ranks.end(), f.process) == first.ranks.end())
-      first.ranks.push_back(f.process);
+    if (!f.process.empty() && it->second.ranks.count(f.process) == 0) {
+      if (first.ranks.size() >= options.max_ranks_per_finding) {
+        ++s.capped.ranks;
+      } else {
+        it->second.ranks.insert(f.process);
+        first.ranks.push_back(f.process);
+        stored_finding_bytes += f.process.size() * 2 + 64;
+      }
+    }
     return;
   }
   ++s.findings;
@@ -278,11 +335,17 @@ void Analyzer::Impl::store(Finding f) {
   // The choke point for the finding callback: nothing leaves unredacted.
   if (options.redact) redact_finding(f);
   if (callback) callback(f);
-  if (report.findings.size() < options.max_findings) {
-    merged.emplace(std::move(key), report.findings.size());
+  std::size_t bytes = text_bytes(f) + key.size() * 2 + f.process.size();
+  bool over_bytes = stored_finding_bytes + bytes > options.max_finding_bytes;
+  if (report.findings.size() < options.max_findings && !over_bytes) {
+    stored_finding_bytes += bytes;
+    Merged entry{report.findings.size(), {}};
+    if (!f.process.empty()) entry.ranks.insert(f.process);
+    merged.emplace(std::move(key), std::move(entry));
     report.findings.push_back(std::move(f));
   } else {
     ++s.findings_dropped;
+    if (over_bytes) ++s.capped.finding_bytes;
   }
 }
 

@@ -168,14 +168,31 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   rejoin_cut_line(may_match);
   take_fallback_matches();
 
+  // A run starts at launch evidence: a banner, a config dump or a version
+  // line seen again (or after the launch moved on). A timestamp jumping back
+  // starts one only with evidence of a launch on the same line (a banner, or
+  // a phase earlier than the run's): merged or clock-skewed logs jump back
+  // on every line, and each jump alone once made a run that "died before ready".
   bool banner = false;
+  bool launch_evidence = false;
   for (const Match& m : matches) {
     const RuleSpec& rule = rules.rules[m.rule];
-    if (rule.starts_run && (run.banners.count(rule.id) > 0 || run.phase > 0)) banner = true;
+    if (rule.starts_run) {
+      launch_evidence = true;
+      if (run.banners.count(rule.id) > 0 || run.phase > 0) banner = true;
+    }
+    if (!rule.sets_phase.empty() && phase_index(rule.sets_phase) < run.phase) launch_evidence = true;
   }
-  if ((banner || timestamp_went_backwards()) && run.lines > 0) {
+  bool went_back = timestamp_went_backwards();
+  if ((banner || (went_back && launch_evidence)) && run.lines > 0) {
     close_run();
     start_run(run.number + 1);
+  } else if (went_back && !backwards_noted) {
+    backwards_noted = true;
+    add_diagnostic(event.line,
+                   "timestamps go back by more than " + std::to_string(kBackwardsJumpSeconds) +
+                       " s here and no launch begins (a merged or clock-skewed log?); runs are "
+                       "split only where a launch shows");
   }
   for (const Match& m : matches)
     if (rules.rules[m.rule].starts_run) run.banners.insert(rules.rules[m.rule].id);

@@ -81,6 +81,12 @@ Report merge_reports(std::vector<Report> reports) {
     s.findings += r.findings;
     s.findings_dropped += r.findings_dropped;
     s.truncated_lines += r.truncated_lines;
+    s.capped.held_findings += r.capped.held_findings;
+    s.capped.facts += r.capped.facts;
+    s.capped.diagnostics += r.capped.diagnostics;
+    s.capped.runs += r.capped.runs;
+    s.capped.ranks += r.capped.ranks;
+    s.capped.finding_bytes += r.capped.finding_bytes;
     if (r.worst_severity && (!s.worst_severity || *r.worst_severity > *s.worst_severity))
       s.worst_severity = r.worst_severity;
     for (const auto& [name, count] : r.by_category) s.by_category[name] += count;

@@ -29,8 +29,10 @@ void Analyzer::Impl::close_run() {
   link_wrappers();
   report.runs.push_back(run_info());
   // An endless stream of restarts must not grow without bound.
-  if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1))
+  if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1)) {
     report.runs.erase(report.runs.begin());
+    ++report.summary.capped.runs;
+  }
 }
 
 RunInfo Analyzer::Impl::run_info() const {
@@ -158,15 +160,39 @@ void Analyzer::Impl::record_fact(const std::string& name, Value value) {
           std::string::npos) {
     if (auto number = detail::parse_quantity(value.text)) value = Value::of(*number);
   }
-  run.facts[name] = std::move(value);
+  auto bytes_of = [&name](const Value& v) { return name.size() + v.text.size() + 64; };
+  auto it = run.facts.find(name);
+  std::size_t replaced = it == run.facts.end() ? 0 : bytes_of(it->second);
+  bool new_name = it == run.facts.end();
+  if ((new_name && run.facts.size() >= options.max_facts_per_run) ||
+      run.fact_bytes - replaced + bytes_of(value) > options.max_fact_bytes_per_run) {
+    // A dump of thousands of keys or huge values (hostile, or not a config
+    // at all) must not grow the run without bound.
+    ++report.summary.capped.facts;
+    return;
+  }
+  run.fact_bytes = run.fact_bytes - replaced + bytes_of(value);
+  if (new_name) {
+    run.facts.emplace(name, std::move(value));
+  } else {
+    it->second = std::move(value);
+  }
   run.fact_lines[name] = event.line;
+}
+
+void Analyzer::Impl::add_diagnostic(std::uint64_t line, std::string message) {
+  if (report.diagnostics.size() >= options.max_diagnostics) {
+    ++report.summary.capped.diagnostics;
+    return;
+  }
+  report.diagnostics.push_back(ScanDiagnostic{options.stream_name, line, std::move(message)});
 }
 
 void Analyzer::Impl::read_config_dump(const std::string& text) {
   std::vector<detail::ConfigEntry> entries;
   std::string error;
   if (!detail::parse_config_dump(text, entries, error)) {
-    report.diagnostics.push_back(ScanDiagnostic{options.stream_name, event.line, error});
+    add_diagnostic(event.line, std::move(error));
     return;
   }
   for (const auto& entry : entries) record_fact(entry.key, to_value(entry.value));

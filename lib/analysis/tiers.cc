@@ -97,7 +97,9 @@ bool Analyzer::Impl::reports_error(std::string_view message) {
 // the final exception, then the latest line.
 void Analyzer::Impl::resolve_fallback(bool in_event) {
   if (fallback.empty()) return;
-  bool has_cause = in_event ? std::any_of(held.begin(), held.end(), is_cause) : line_has_cause;
+  bool has_cause = in_event ? std::any_of(held.begin(), held.end(),
+                                          [](const Held& h) { return is_cause(h.finding); })
+                            : line_has_cause;
   // What follows a recognised error (a crashed webserver, shards shutting
   // down) is its consequence, not a new problem.
   constexpr std::uint64_t kConsequenceLines = 100;

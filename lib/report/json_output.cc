@@ -148,6 +148,12 @@ std::string to_json(const Report& report, int indent) {
   summary["findings_dropped"] = s.findings_dropped;
   summary["truncated_lines"] = s.truncated_lines;
   summary["runs"] = s.runs;
+  // What the analyzer's caps left out; present only when a cap was reached.
+  const CapCounts& c = s.capped;
+  if (c.held_findings + c.facts + c.diagnostics + c.runs + c.ranks + c.finding_bytes > 0)
+    summary["capped"] = ojson{{"held_findings", c.held_findings}, {"facts", c.facts},
+                              {"diagnostics", c.diagnostics},     {"runs", c.runs},
+                              {"ranks", c.ranks},                 {"finding_bytes", c.finding_bytes}};
   doc["summary"] = std::move(summary);
   doc["runs"] = ojson::array();
   for (const RunInfo& r : report.runs) {
@@ -160,18 +166,24 @@ std::string to_json(const Report& report, int indent) {
     run["reached_ready"] = r.reached_ready;
     if (!r.first_timestamp.empty()) run["first_timestamp"] = r.first_timestamp;
     if (!r.last_timestamp.empty()) run["last_timestamp"] = r.last_timestamp;
-    run["facts"] = ojson::object();
+    // The facts come from a std::map (unique, sorted): appended to the
+    // ordered object directly, because its operator[] searches linearly
+    // (100,000 facts took 25 s).
+    ojson facts = ojson::object();
+    auto& members = facts.get_ref<ojson::object_t&>();
+    members.reserve(r.facts.size());
     for (const auto& [name, fact] : r.facts) {
       if (fact.number) {
-        run["facts"][name] = clean(*fact.number);
+        members.emplace_back(name, clean(*fact.number));
       } else if (fact.text == "True" || fact.text == "False") {
-        run["facts"][name] = fact.text == "True";
+        members.emplace_back(name, fact.text == "True");
       } else if (fact.text == "None") {
-        run["facts"][name] = nullptr;
+        members.emplace_back(name, nullptr);
       } else {
-        run["facts"][name] = fact.text;
+        members.emplace_back(name, fact.text);
       }
     }
+    run["facts"] = std::move(facts);
     doc["runs"].push_back(std::move(run));
   }
   doc["diagnostics"] = ojson::array();

@@ -62,14 +62,28 @@ TEST_CASE("vLLM's two banners belong to one launch, a repeated banner starts the
   CHECK(scan_text(book, launch + launch).runs.size() == 2);
 }
 
-TEST_CASE("Timestamps jumping backwards start a new run, small reorderings do not",
+TEST_CASE("A launch after timestamps jump back starts a new run, a jump alone does not",
           "[analysis][runs]") {
   auto book = load_builtin();
+  // Back in time to an earlier phase of start-up: the server was relaunched.
+  auto relaunch = scan_text(book,
+                            "[2026-04-10 09:00:40 TP0] Load weight begin. avail mem=43.21 GB\n"
+                            "[2026-04-10 09:01:40 TP0] KV Cache is allocated. #tokens: 77056, K size: 5.88 GB, V size: 5.88 GB\n"
+                            "[2026-04-10 08:10:00 TP0] Load weight begin. avail mem=43.21 GB\n");
+  CHECK(relaunch.runs.size() == 2);
+  CHECK(relaunch.diagnostics.empty());
+  // A merged or clock-skewed log: the time goes back, nothing is launched.
+  // One run, and the jump noted once.
   auto jump = scan_text(book,
                         "[2026-04-10 09:00:01 TP0] Init torch distributed begin.\n"
                         "[2026-04-10 09:00:40 TP0] Load weight begin. avail mem=43.21 GB\n"
-                        "[2026-04-10 08:10:00 TP0] Init torch distributed begin.\n");
-  CHECK(jump.runs.size() == 2);
+                        "[2026-04-10 08:10:00 TP1] Load weight begin. avail mem=43.21 GB\n"
+                        "[2026-04-10 09:10:00 TP0] x\n"
+                        "[2026-04-10 08:10:00 TP1] y\n");
+  CHECK(jump.runs.size() == 1);
+  REQUIRE(jump.diagnostics.size() == 1);
+  CHECK(jump.diagnostics[0].line == 3);
+  CHECK(jump.diagnostics[0].message.find("timestamps go back") != std::string::npos);
   auto jitter = scan_text(book,
                           "[2026-04-10 09:00:40 TP0] Load weight begin. avail mem=43.21 GB\n"
                           "[2026-04-10 09:00:39 TP1] Load weight begin. avail mem=43.21 GB\n");

@@ -10,6 +10,7 @@
 #include "logrx/budget.h"
 #include "logrx/line.h"
 #include "logrx/output.h"
+#include <nlohmann/json.hpp>
 #include "support/test_support.h"
 
 using logrx::test::load_builtin;
@@ -190,4 +191,71 @@ TEST_CASE("Budget: facts no GPU could print are refused before any arithmetic", 
   CHECK(logrx::budget_to_json(budget).find("\"rejected\"") != std::string::npos);
   CHECK(logrx::budget_has_figures(budget));
   CHECK_FALSE(logrx::budget_has_figures(logrx::compute_budget(logrx::RunInfo{})));
+}
+
+TEST_CASE("Caps: held findings, facts, diagnostics, runs and ranks are bounded and counted",
+          "[hostile][caps]") {
+  auto book = load_builtin();
+  logrx::AnalyzerOptions options;
+  options.max_held_findings = 3;
+  options.max_facts_per_run = 5;
+  options.max_diagnostics = 2;
+  options.max_runs = 2;
+  options.max_ranks_per_finding = 4;
+  logrx::Analyzer analyzer(book, options);
+  std::string log = "Traceback (most recent call last):\n";
+  // Findings of a traceback wait for it to close; past the cap they are stored at once.
+  for (int i = 0; i < 10; ++i)
+    log += "  File \"/x/sglang/srt/a.py\", line 1, in f\nRuntimeError: CUDA error: out of memory " +
+           std::to_string(i) + std::string(1000, 'x') + "\n";
+  // A config dump of many keys: facts are capped per run.
+  log += "INFO 05-23 07:40:44 [core.py:58] Initializing a V1 LLM engine (v0.9.0) with config: ";
+  for (int i = 0; i < 50; ++i) log += "key" + std::to_string(i) + "=" + std::to_string(i) + ", ";
+  log += "model='m'\n";
+  for (int i = 0; i < 5; ++i) log += "[2026-05-23 07:40:41] server_args=ServerArgs(a=[\n";
+  for (int i = 0; i < 20; ++i)
+    log += "[2026-05-23 07:40:41 TP" + std::to_string(i) + "] Scheduler hit an exception: x\n";
+  analyzer.feed(log);
+  auto report = analyzer.finish();
+  const auto& c = report.summary.capped;
+  CHECK(c.held_findings > 0);
+  CHECK(c.facts >= 40);
+  CHECK(report.diagnostics.size() == 2);
+  CHECK(c.diagnostics >= 3);
+  CHECK(report.runs.size() == 2);
+  CHECK(c.runs >= 3);  // six launches (each ServerArgs dump starts one), two kept
+  for (const auto& run : report.runs) CHECK(run.facts.size() <= 5);
+  std::size_t most_ranks = 0;
+  for (const auto& f : report.findings) most_ranks = std::max(most_ranks, f.ranks.size());
+  CHECK(most_ranks == 4);
+  CHECK(c.ranks > 0);
+  // Every out-of-memory line is still counted, held or not.
+  std::size_t ooms = 0;
+  for (const auto& f : report.findings)
+    if (f.message.find("CUDA error: out of memory") != std::string::npos) ooms += f.count;
+  CHECK(ooms == 10);
+  auto json = logrx::to_json(report);
+  CHECK(json.find("\"capped\"") != std::string::npos);
+}
+
+TEST_CASE("Facts in JSON keep their order and values at any count", "[hostile][output]") {
+  // The JSON object is appended to, not searched per key (100,000 facts took 25 s).
+  logrx::Report report;
+  logrx::RunInfo run;
+  for (int i = 0; i < 100000; ++i) {
+    logrx::Fact f;
+    f.text = std::to_string(i);
+    f.number = i;
+    run.facts.emplace("fact" + std::to_string(i), f);
+  }
+  run.facts["flag"].text = "True";
+  run.facts["nothing"].text = "None";
+  report.runs.push_back(run);
+  auto doc = nlohmann::ordered_json::parse(logrx::to_json(report, -1));
+  const auto& facts = doc["runs"][0]["facts"];
+  REQUIRE(facts.size() == 100002);
+  CHECK(facts.begin().key() == "fact0");  // std::map order: sorted by name
+  CHECK(facts["fact99999"] == 99999);
+  CHECK(facts["flag"] == true);
+  CHECK(facts["nothing"].is_null());
 }
