@@ -229,6 +229,8 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     if (stop_requested()) break;
   }
   Report report = merge_reports(std::move(reports));
+  if (stop_requested())
+    std::cerr << "logrx: interrupted; the report covers the input read until then\n";
 
   int status = kExitClean;
   for (std::size_t i = 0; i < outputs.size(); ++i) {

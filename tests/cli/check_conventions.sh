@@ -90,6 +90,13 @@ case $case in
       "$logrx" $command --help > out.txt 2> err.txt
       ! grep -q -- "--fail-on" out.txt || fail "'$command --help' mentions --fail-on"
     done ;;
+  terminal-hint)
+    # stdin a terminal (a pseudo-terminal from script(1), whose input ends at
+    # once): a hint says where the log is expected. A pipe gets none.
+    timeout -k 5 30 script -qec "\"$logrx\" scan" /dev/null < /dev/null > out.txt 2>&1
+    grep -q "reading the log from the terminal" out.txt || fail "no hint"
+    "$logrx" scan < /dev/null > out.txt 2> err.txt
+    ! grep -q "terminal" err.txt || fail "a hint for a non-terminal" ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 echo ok

@@ -48,6 +48,7 @@ case $case in
     status=$?
     exec 3>&-
     [ $status -eq 1 ] || fail "exit $status, want 1 (an error finding)"
+    grep -q "interrupted; the report covers the input read until then" err.txt || fail "no note"
     grep -q "pytorch.cuda.out-of-memory" out.txt || fail "the held finding was not printed"
     if [ $format = json ]; then
       json_ok out.txt json || fail "not valid JSON"
