@@ -14,16 +14,7 @@ def report(corpus):
     return logrx.scan(corpus / NOT_ENOUGH)
 
 
-def need_relaunch_helper():
-    try:
-        logrx.plan_relaunch(["true"], [])
-    except logrx.Error as e:
-        if "no logrx_apply_remediation" in str(e):
-            pytest.skip("liblogrx without the relaunch helper yet")
-
-
 def test_value_replaced_in_place_and_advice_left_out(report):
-    need_relaunch_helper()
     argv = logrx.apply_remediation(ARGV, report)
     assert argv[:5] == ARGV[:5]
     assert argv[argv.index("--mem-fraction-static") + 1] == "0.85"
@@ -35,7 +26,6 @@ def test_value_replaced_in_place_and_advice_left_out(report):
 
 
 def test_findings_and_environment(report):
-    need_relaunch_helper()
     fatal = [f for f in report.findings if f.severity == "fatal"]
     assert logrx.apply_remediation(ARGV, fatal)[-1] == "0.85"
     env = {}
@@ -47,6 +37,5 @@ def test_findings_and_environment(report):
 
 
 def test_nothing_applicable_changes_nothing(report):
-    need_relaunch_helper()
     plan = logrx.plan_relaunch(ARGV, [])
     assert not plan.changed and plan.argv == ARGV and plan.env == {}
