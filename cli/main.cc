@@ -154,12 +154,14 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("logrx");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::warn);
-  static NullBuf null_output;
+  // Never freed, like the stdout buffer: the runtime flushes std::cout after
+  // main's statics are destroyed (a static here was flushed after its destructor).
+  static NullBuf* const null_output = new NullBuf;
   app.parse_complete_callback([&] {
     if (verbose) spdlog::set_level(spdlog::level::debug);
     if (quiet) {
       spdlog::set_level(spdlog::level::err);
-      std::cout.rdbuf(&null_output);
+      std::cout.rdbuf(null_output);
     }
   });
 
