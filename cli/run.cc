@@ -177,10 +177,7 @@ ojson attempt_json(const Attempt& a, bool redact) {
   out["attempt"] = a.number;
   out["argv"] = shown_argv(a.command.argv, redact);
   out["env"] = ojson::object();
-  for (const auto& [name, value] : a.command.env) {
-    std::string pair = name + "=" + value;
-    out["env"][name] = redact && redact_secrets(pair) ? std::string("<redacted>") : value;
-  }
+  for (const auto& [name, value] : shown_env(a.command.env, redact)) out["env"][name] = value;
   out["command_line"] = shown_command(a.command, redact);
   if (!a.log_path.empty()) out["log"] = a.log_path;
   out["started"] = a.started;

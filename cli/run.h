@@ -68,5 +68,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
 // The command line as shown to people and logs: secrets redacted unless --no-redact.
 std::string shown_command(const LaunchCommand& command, bool redact);
 std::vector<std::string> shown_argv(const std::vector<std::string>& argv, bool redact);
+std::map<std::string, std::string> shown_env(const std::map<std::string, std::string>& env,
+                                             bool redact);
 
 }  // namespace logrx::cli

@@ -55,33 +55,22 @@ void add_engine_finding(const Rulebook& book, Report& report, const std::string&
 }  // namespace
 
 std::vector<std::string> shown_argv(const std::vector<std::string>& argv, bool redact) {
-  std::vector<std::string> out = argv;
+  return redact ? redact_argv(argv) : argv;
+}
+
+std::map<std::string, std::string> shown_env(const std::map<std::string, std::string>& env,
+                                             bool redact) {
+  std::map<std::string, std::string> out = env;
   if (!redact) return out;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::string lower;
-    for (char c : out[i]) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool secret_flag = lower.rfind("--", 0) == 0 && lower.find('=') == std::string::npos &&
-                       (lower.find("key") != std::string::npos || lower.find("token") != std::string::npos ||
-                        lower.find("secret") != std::string::npos || lower.find("password") != std::string::npos);
-    if (secret_flag && i + 1 < out.size()) {
-      out[i + 1] = "<redacted>";
-      ++i;
-      continue;
-    }
-    redact_secrets(out[i]);
+  for (auto& [name, value] : out) {
+    std::string pair = name + "=" + value;
+    if (redact_secrets(pair)) value = "<redacted>";
   }
   return out;
 }
 
 std::string shown_command(const LaunchCommand& command, bool redact) {
-  LaunchCommand shown{shown_argv(command.argv, redact), command.env};
-  if (redact) {
-    for (auto& [name, value] : shown.env) {
-      std::string pair = name + "=" + value;
-      if (redact_secrets(pair)) value = "<redacted>";
-    }
-  }
-  std::string line = command_line(shown);
+  std::string line = command_line({shown_argv(command.argv, redact), shown_env(command.env, redact)});
   if (redact) redact_secrets(line);
   return line;
 }
@@ -111,10 +100,7 @@ Attempt run_attempt(const Rulebook& book, const RunOptions& options, int number,
   started["attempt"] = number;
   started["argv"] = shown_argv(command.argv, redact);
   started["env"] = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : LaunchCommand{{}, command.env}.env) {
-    std::string pair = name + "=" + value;
-    started["env"][name] = redact && redact_secrets(pair) ? std::string("<redacted>") : value;
-  }
+  for (const auto& [name, value] : shown_env(command.env, redact)) started["env"][name] = value;
   if (!log_path.empty()) started["log"] = log_path;
 
   AnalyzerOptions analyzer_options;

@@ -9,18 +9,20 @@ fail() { echo "FAIL ($case): $*"; echo "--- stdout"; cat out.txt 2>/dev/null | h
 case "$case" in
 relaunch)
   "$logrx" run --restart 3 --apply-remediation --backoff 0 --log-dir logs -- \
-    sh "$fake" --model-path fake/model --mem-fraction-static 0.80 --tp-size 1 --api-key sk-abcdefghijklmnopqrstuv > out.txt 2> err.txt
+    sh "$fake" --model-path fake/model --mem-fraction-static 0.80 --tp-size 1 --tokenizer fake/tok --api-key sk-abcdefghijklmnopqrstuv > out.txt 2> err.txt
   status=$?
   [ $status -eq 0 ] || fail "exit $status, want 0 after the healed relaunch"
   grep -q "relaunching (attempt 2 of 4) with: --mem-fraction-static 0.85 (was 0.80)" err.txt || fail "no relaunch line"
-  grep -q "^ARGS: --model-path fake/model --mem-fraction-static 0.85 --tp-size 1 --api-key sk-abcdefghijklmnopqrstuv$" out.txt || fail "relaunch argv"
-  head -1 logs/run-001/attempt-1.log | grep -q "^# logrx run attempt 1: sh .*fake_server.sh --model-path fake/model --mem-fraction-static 0.80 --tp-size 1 --api-key" || fail "attempt-1 header"
+  grep -q "^ARGS: --model-path fake/model --mem-fraction-static 0.85 --tp-size 1 --tokenizer fake/tok --api-key sk-abcdefghijklmnopqrstuv$" out.txt || fail "relaunch argv"
+  head -1 logs/run-001/attempt-1.log | grep -q "^# logrx run attempt 1: sh .*fake_server.sh --model-path fake/model --mem-fraction-static 0.80 --tp-size 1 --tokenizer fake/tok --api-key '<redacted>'" || fail "attempt-1 header"
   head -1 logs/run-001/attempt-2.log | grep -q "mem-fraction-static 0.85" || fail "attempt-2 header"
   grep -q "Not enough memory" logs/run-001/attempt-1.log || fail "attempt-1 log lacks the output"
   [ ! -e logs/run-001/attempt-3.log ] || fail "a third attempt ran"
   # Secrets never reach the echoes, the attempt-log headers or run.json.
   ! grep -q "sk-abcdefghijklmnopqrstuv" err.txt logs/run-001/run.json || fail "the api key leaked into stderr or run.json"
   ! head -1 logs/run-001/attempt-1.log | grep -q "sk-abcdefghijklmnopqrstuv" || fail "the api key leaked into the log header"
+  # A flag that only has "token" in its name keeps its value in the echo.
+  grep -q "attempt 1: .*--tokenizer fake/tok --api-key '<redacted>'" err.txt || fail "echo over-redacted or under-redacted"
   grep -q '"verdict": "ready"' logs/run-001/run.json || fail "run.json verdict"
   grep -q '"attempt": 1,' logs/run-001/run.json && grep -q '"attempt": 2,' logs/run-001/run.json || fail "run.json attempts"
   grep -q '"--mem-fraction-static",' logs/run-001/run.json || fail "run.json argv"
