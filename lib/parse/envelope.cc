@@ -72,64 +72,9 @@ std::size_t parse_rfc3339_zoned(std::string_view text, Timestamp& ts) {
   return end;
 }
 
-// "May 23 07:40:41" or "May  3 07:40:41.123456" (RFC 3164, journalctl short
-// and short-precise). Returns the length, 0 when absent.
-std::size_t parse_bsd_time(std::string_view text, Timestamp& ts) {
-  if (text.size() < 15 || text[3] != ' ') return 0;
-  int month = 0;
-  for (std::size_t m = 0; m < kMonths.size(); ++m)
-    if (text.substr(0, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
-  if (month == 0) return 0;
-  std::size_t pos = 4;
-  if (text[pos] == ' ') ++pos;
-  int day = 0;
-  std::size_t digits = 0;
-  while (pos < text.size() && is_digit(text[pos]) && digits < 2) {
-    day = day * 10 + (text[pos++] - '0');
-    ++digits;
-  }
-  if (digits == 0 || pos + 9 > text.size() || text[pos] != ' ' || text[pos + 3] != ':' ||
-      text[pos + 6] != ':')
-    return 0;
-  int hour = parse_fixed_digits(text, pos + 1, 2);
-  int minute = parse_fixed_digits(text, pos + 4, 2);
-  int second = parse_fixed_digits(text, pos + 7, 2);
-  if (!valid_time(month, day, hour, minute, second)) return 0;
-  int ms = 0;
-  std::size_t end = take_fraction(text, pos + 9, ms);
-  ts = Timestamp{0, month, day, hour, minute, second, ms};
-  return end;
-}
-
 bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
          c == '-' || c == '.' || c == '@' || c == '/' || c == '+';
-}
-
-// After the time: " host ident[pid]: message" or " host ident: message"
-// (journald and RFC 3164). Sets ident and returns the index of the message
-// (text.size() when the line ends after the colon), 0 when absent.
-std::size_t parse_host_ident(std::string_view text, std::size_t pos, std::string_view& ident) {
-  if (pos >= text.size() || text[pos] != ' ') return 0;
-  std::size_t host = pos + 1;
-  std::size_t host_end = text.find(' ', host);
-  if (host_end == std::string_view::npos || host_end == host || host_end - host > 255) return 0;
-  std::size_t start = host_end + 1;
-  std::size_t i = start;
-  while (i < text.size() && i - start < 128 && is_ident_char(text[i])) ++i;
-  if (i == start) return 0;
-  ident = text.substr(start, i - start);
-  if (i < text.size() && text[i] == '[') {
-    std::size_t close = i + 1;
-    while (close < text.size() && is_digit(text[close])) ++close;
-    if (close == i + 1 || close >= text.size() || text[close] != ']') return 0;
-    i = close + 1;
-  }
-  if (i >= text.size() || text[i] != ':') return 0;
-  ++i;
-  if (i == text.size()) return i;
-  if (text[i] != ' ') return 0;
-  return i + 1;
 }
 
 // "stdout F " / "stderr P " after a CRI timestamp. Returns the index of the
@@ -401,6 +346,62 @@ bool is_export_field(std::string_view line) {
 }
 
 }  // namespace
+
+// "May 23 07:40:41" or "May  3 07:40:41.123456" (RFC 3164, journalctl short
+// and short-precise). Returns the length, 0 when absent.
+std::size_t parse_bsd_time(std::string_view text, Timestamp& ts) {
+  if (text.size() < 15 || text[3] != ' ') return 0;
+  int month = 0;
+  for (std::size_t m = 0; m < kMonths.size(); ++m)
+    if (text.substr(0, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
+  if (month == 0) return 0;
+  std::size_t pos = 4;
+  if (text[pos] == ' ') ++pos;
+  int day = 0;
+  std::size_t digits = 0;
+  while (pos < text.size() && is_digit(text[pos]) && digits < 2) {
+    day = day * 10 + (text[pos++] - '0');
+    ++digits;
+  }
+  if (digits == 0 || pos + 9 > text.size() || text[pos] != ' ' || text[pos + 3] != ':' ||
+      text[pos + 6] != ':')
+    return 0;
+  int hour = parse_fixed_digits(text, pos + 1, 2);
+  int minute = parse_fixed_digits(text, pos + 4, 2);
+  int second = parse_fixed_digits(text, pos + 7, 2);
+  if (!valid_time(month, day, hour, minute, second)) return 0;
+  int ms = 0;
+  std::size_t end = take_fraction(text, pos + 9, ms);
+  ts = Timestamp{0, month, day, hour, minute, second, ms};
+  return end;
+}
+
+// After the time: " host ident[pid]: message" or " host ident: message"
+// (journald and RFC 3164). Sets ident and returns the index of the message
+// (text.size() when the line ends after the colon), 0 when absent.
+std::size_t parse_host_ident(std::string_view text, std::size_t pos, std::string_view& ident) {
+  if (pos >= text.size() || text[pos] != ' ') return 0;
+  std::size_t host = pos + 1;
+  std::size_t host_end = text.find(' ', host);
+  if (host_end == std::string_view::npos || host_end == host || host_end - host > 255) return 0;
+  std::size_t start = host_end + 1;
+  std::size_t i = start;
+  while (i < text.size() && i - start < 128 && is_ident_char(text[i])) ++i;
+  if (i == start) return 0;
+  ident = text.substr(start, i - start);
+  if (i < text.size() && text[i] == '[') {
+    std::size_t close = i + 1;
+    while (close < text.size() && is_digit(text[close])) ++close;
+    if (close == i + 1 || close >= text.size() || text[close] != ']') return 0;
+    i = close + 1;
+  }
+  if (i >= text.size() || text[i] != ':') return 0;
+  ++i;
+  if (i == text.size()) return i;
+  if (text[i] != ' ') return 0;
+  return i + 1;
+}
+
 
 std::string_view to_string(EnvelopeKind kind) {
   switch (kind) {

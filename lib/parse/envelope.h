@@ -35,6 +35,14 @@ enum class EnvelopeKind {
 
 std::string_view to_string(EnvelopeKind kind);
 
+// "May 23 07:40:41" or "May  3 07:40:41.123456" (RFC 3164, journalctl short
+// and short-precise) at text[0]. Returns its length, 0 when absent.
+std::size_t parse_bsd_time(std::string_view text, Timestamp& ts);
+
+// After such a time, at text[pos]: " host ident[pid]: message" or " host
+// ident: message". Sets ident; returns the index of the message, 0 when absent.
+std::size_t parse_host_ident(std::string_view text, std::size_t pos, std::string_view& ident);
+
 // What the envelope said about one server line. Views are valid only during
 // the callback.
 struct EnvelopeMeta {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "logrx/line.h"
+#include "parse/envelope.h"
 #include "parse/line_parser_internal.h"
 #include "util/text.h"
 
@@ -447,33 +448,16 @@ std::size_t shipper_prefix(std::string_view text, Timestamp& ts) {
     if (end > 0 && end < text.size() && text[end] == ' ') return end + 1;
     return 0;
   }
-  static constexpr std::array<std::string_view, 12> kMonths{
-      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  if (text.size() < 20 || text[3] != ' ') return 0;
-  int month = 0;
-  for (std::size_t m = 0; m < kMonths.size(); ++m)
-    if (text.substr(0, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
-  if (month == 0) return 0;
-  std::size_t pos = 4;
-  if (text[pos] == ' ') ++pos;
-  int day = 0;
-  while (pos < text.size() && is_digit(text[pos])) day = day * 10 + (text[pos++] - '0');
-  if (day < 1 || day > 31 || pos + 9 > text.size() || text[pos] != ' ') return 0;
-  int hour = detail::parse_fixed_digits(text, pos + 1, 2);
-  int minute = detail::parse_fixed_digits(text, pos + 4, 2);
-  int second = detail::parse_fixed_digits(text, pos + 7, 2);
-  if (hour < 0 || minute < 0 || second < 0 || text[pos + 3] != ':' || text[pos + 6] != ':') return 0;
-  pos += 9;
-  // host, then "program[pid]: " or "program: "
-  if (pos >= text.size() || text[pos] != ' ') return 0;
-  std::size_t host_end = text.find(' ', pos + 1);
-  if (host_end == std::string_view::npos) return 0;
-  std::size_t colon = text.find(": ", host_end + 1);
-  if (colon == std::string_view::npos || colon - host_end > 64) return 0;
-  for (std::size_t i = host_end + 1; i < colon; ++i)
-    if (text[i] == ' ') return 0;
-  ts = Timestamp{0, month, day, hour, minute, second, 0};
-  return colon + 2;
+  // The envelope stage reads these for a whole stream; here the prefix is
+  // taken line by line (an excerpt whose first line has none).
+  Timestamp bsd;
+  std::size_t end = detail::parse_bsd_time(text, bsd);
+  if (end == 0) return 0;
+  std::string_view ident;
+  std::size_t message = detail::parse_host_ident(text, end, ident);
+  if (message == 0) return 0;
+  ts = bsd;
+  return message;
 }
 
 void reset(LineEvent& event, std::uint64_t line_number) {
