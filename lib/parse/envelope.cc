@@ -516,6 +516,17 @@ void EnvelopeDecoder::emit(std::string_view text, bool truncated, const Sink& si
   sink(text, truncated, &meta_);
 }
 
+// A message may hold several lines when a shipper joined them; each is a
+// server line, and only the last can have been cut.
+void EnvelopeDecoder::emit_lines(std::string_view text, bool truncated, const Sink& sink) {
+  while (true) {
+    std::size_t newline = text.find('\n');
+    emit(text.substr(0, newline), truncated && newline == std::string_view::npos, sink);
+    if (newline == std::string_view::npos) return;
+    text.remove_prefix(newline + 1);
+  }
+}
+
 void EnvelopeDecoder::set_timestamp(const Timestamp& ts, std::string_view text) {
   meta_.has_timestamp = true;
   meta_.timestamp = ts;
@@ -743,15 +754,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
         return true;
       }
       if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
-      // The log text may itself hold several lines only when a shipper
-      // joined them; each is a server line.
-      std::string_view text = text_;
-      while (true) {
-        std::size_t newline = text.find('\n');
-        emit(text.substr(0, newline), cut && newline == std::string_view::npos, sink);
-        if (newline == std::string_view::npos) break;
-        text.remove_prefix(newline + 1);
-      }
+      emit_lines(text_, cut, sink);
       return true;
     }
     case EnvelopeKind::KubectlTimestamps:
@@ -866,12 +869,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
       std::string_view text = text_;
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-      while (true) {
-        std::size_t newline = text.find('\n');
-        emit(text.substr(0, newline), cut && newline == std::string_view::npos, sink);
-        if (newline == std::string_view::npos) break;
-        text.remove_prefix(newline + 1);
-      }
+      emit_lines(text, cut, sink);
       return true;
     }
     case EnvelopeKind::JournalExport: {

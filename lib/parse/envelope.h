@@ -83,6 +83,7 @@ class EnvelopeDecoder {
  private:
   bool unwrap(std::string_view raw, bool truncated, const Sink& sink);
   void emit(std::string_view text, bool truncated, const Sink& sink);
+  void emit_lines(std::string_view text, bool truncated, const Sink& sink);
   void flush_partial(const Sink& sink);
   void flush_export(const Sink& sink);
   void set_timestamp(const Timestamp& ts, std::string_view text);
