@@ -97,7 +97,11 @@ int run_budget(const BudgetOptions& options) {
   if (auto size = parse_gpu_memory(options.gpu_memory)) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2f", *size);
-    sized.facts["gpu_total_gb"] = Fact{text, *size, 0};
+    // No unit of its own: the budget keeps the one the log printed its sizes in.
+    Fact total;
+    total.text = text;
+    total.number = *size;
+    sized.facts["gpu_total_gb"] = std::move(total);
     run = &sized;
   }
   MemoryBudget budget = compute_budget(*run);

@@ -85,6 +85,12 @@ void add_scan_options(CLI::App* command, ScanOptions& options) {
             return std::string();
           },
           "TIME"));
+  command->add_option("--year", options.year,
+                      "The year of timestamps that print none (vLLM's 12-25 04:49:58) in "
+                      "timestamp_iso; default: the log's dated lines, else the file's "
+                      "modification time, else today (a later date is the year before)")
+      ->type_name("YYYY")
+      ->check(CLI::Range(1970, 9999));
   command->footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it, "
       "2 usage, input, rule or output errors.");
@@ -203,6 +209,7 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     analyzer_options.server = options.server;
     analyzer_options.redact = !options.no_redact;
     if (file != "-") analyzer_options.file_mtime = file_mtime(file);
+    if (options.year != 0) analyzer_options.year = options.year;
     Analyzer analyzer(*book, analyzer_options);
     if (text_on_stdout && file == "-" && stdin_is_stream()) {
       // From a pipe, findings are printed as they are found, so

@@ -21,6 +21,7 @@ struct ScanOptions {
   bool all_runs = false;
   std::string launch_command;
   std::string since;
+  int year = 0;  // --year: of timestamps that print none; 0 infers it
   std::string server;
   bool no_redact = false;
   RuleOptions rules;

@@ -1,5 +1,7 @@
 # Runs `logrx scan --format json` on corpus/<case>.log (from the source root,
-# so paths in the output are stable) and compares with <case>.expected.json.
+# so paths in the output are stable; with --year 2026, so that timestamps that
+# print no year do not depend on the clone's date) and compares with
+# <case>.expected.json.
 # LOGRX_UPDATE_GOLDEN=1 in the environment rewrites the expected file instead.
 set(log "${CASE}.log")
 set(expected "${SOURCE}/${CASE}.expected.json")
@@ -8,7 +10,7 @@ if(EXISTS "${SOURCE}/${CASE}.args")
   file(STRINGS "${SOURCE}/${CASE}.args" extra_args)
 endif()
 execute_process(
-  COMMAND ${LOGRX} scan --format json ${extra_args} ${log}
+  COMMAND ${LOGRX} scan --format json --year 2026 ${extra_args} ${log}
   WORKING_DIRECTORY ${SOURCE}
   RESULT_VARIABLE code
   OUTPUT_VARIABLE actual

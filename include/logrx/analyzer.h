@@ -35,6 +35,11 @@ struct AnalyzerOptions {
   std::string launch_command;       // the command the operator believes produced the log
   std::string since;                // launch time, ISO 8601 ("2026-11-29T09:30:00[Z|+01:00]")
   std::optional<std::int64_t> file_mtime;  // the log file's modification time (Unix seconds)
+  // The year of timestamps that print none (vLLM's "12-25 04:49:58", syslog's
+  // "Dec 25 04:49:58"), for Finding::timestamp_iso. Unset, it is inferred: from
+  // the stream's own dated lines (a shipper's envelope, another dialect), else
+  // from file_mtime or the current time, a date after which is the year before.
+  std::optional<int> year;
   bool include_silent = false;      // report fact-only rules too (rule testing)
   bool redact = true;               // replace secrets before anything sees a line
   std::string ready_pattern;        // RE2: a line matching it means the server is ready

@@ -21,11 +21,16 @@ struct BudgetPart {
   std::string name;            // "weights", "draft weights", "KV cache", ...
   std::optional<double> gb;    // per GPU; std::nullopt when the log did not say
   std::string detail;          // "77056 tokens", "24 slots", ...
+  std::string unit = "GB";     // as the log printed it: vLLM "GiB", SGLang "GB"
 };
 
 struct MemoryBudget {
   int run = 0;
   std::string server;
+  // Sizes are the log's numbers in the unit it printed them in (`unit`, also
+  // per part): SGLang's "GB" and vLLM's "GiB" are both 2^30 bytes, so they
+  // add up without conversion; the names ending in _gb say "a size", not "10^9".
+  std::string unit = "GB";
   std::optional<double> total_gb;      // GPU memory per rank
   bool total_estimated = false;        // derived from free memory before the weights
   std::string fraction_name;           // "mem_fraction_static" / "gpu_memory_utilization"

@@ -68,6 +68,9 @@ struct Finding {
   std::string level;         // log level printed on the line, "" when none
   std::string process;       // rank/process tag of the line, "" when none
   std::string timestamp;     // as printed, "" when none
+  // The same time in ISO 8601 ("2026-12-25T04:49:58", ".123" when printed),
+  // with the year inferred when the line prints none (see AnalyzerOptions::year).
+  std::string timestamp_iso;
   std::map<std::string, std::string> captures;
   std::vector<RemediationItem> remediation;
   std::vector<std::string> references;
@@ -93,6 +96,7 @@ struct Fact {
   std::string text;               // as printed ("0.8", "EAGLE", "True", "None")
   std::optional<double> number;   // when it is a number
   std::uint64_t line = 0;         // where it was last set
+  std::string unit;               // of a size as the log printed it ("GiB", "GB"), "" when none
 };
 
 // One launch of the server inside the stream.
@@ -105,6 +109,8 @@ struct RunInfo {
   bool reached_ready = false;
   std::string first_timestamp;
   std::string last_timestamp;
+  std::string first_timestamp_iso;  // ISO 8601, year inferred when printed without one
+  std::string last_timestamp_iso;
   std::map<std::string, Fact> facts;
 };
 

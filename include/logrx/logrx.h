@@ -66,7 +66,7 @@ logrx_analyzer* logrx_analyzer_new(const logrx_rulebook* book, const char* strea
                                    const char* launch_command, char** error);
 /* The same with every option as a JSON object (NULL or "{}": defaults):
  * {"stream_name": "server.log", "launch_command": "...", "since": "2026-05-23T07:40:00Z",
- *  "file_mtime": 1779000000, "server": "vllm", "redact": true, "ready_pattern": "...",
+ *  "file_mtime": 1779000000, "year": 2026, "server": "vllm", "redact": true, "ready_pattern": "...",
  *  "max_findings": 10000, "max_line_bytes": 65536, "max_runs": 1000}.
  * Unknown keys and wrong types are errors. */
 logrx_analyzer* logrx_analyzer_new_with_options(const logrx_rulebook* book,

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <set>
@@ -55,6 +56,7 @@ struct Analyzer::Impl {
       ready = std::make_unique<re2::RE2>(options.ready_pattern, re_options);
     }
     if (auto known = parse_dialect(options.server)) stream_dialect = *known;
+    created_at = static_cast<std::int64_t>(std::time(nullptr));
     start_run(1);
   }
 
@@ -70,6 +72,7 @@ struct Analyzer::Impl {
     Dialect server = Dialect::Unknown;
     std::map<std::string, Value> facts;
     std::map<std::string, std::uint64_t> fact_lines;
+    std::map<std::string, std::string> fact_units;  // sizes: the unit the line printed
     std::size_t fact_bytes = 0;  // of facts' names and values, against max_fact_bytes_per_run
     std::set<std::string> banners;
     bool has_timestamp = false;
@@ -77,11 +80,14 @@ struct Analyzer::Impl {
     std::int64_t last_seconds = 0;  // last_timestamp in seconds (in its own year)
     std::string first_timestamp_text;
     std::string last_timestamp_text;
+    Timestamp first_timestamp;
     // Times of lines that had none of their own, from a shipper's envelope:
     // shown when the run has no server timestamps, never compared with them
     // (the envelope may be UTC and the server local time).
     std::string first_envelope_timestamp;
     std::string last_envelope_timestamp;
+    Timestamp first_envelope_time;
+    Timestamp last_envelope_time;
     std::uint64_t first_line = 0;
     std::uint64_t last_line = 0;
     std::uint64_t lines = 0;
@@ -161,6 +167,13 @@ struct Analyzer::Impl {
   std::size_t share_held_text(std::string& text);
   std::size_t stored_finding_bytes = 0;  // of report.findings and merge keys
   bool backwards_noted = false;          // timestamps going back reported once
+  // The latest timestamp of the stream that printed its year (a shipper's
+  // envelope, a dated dialect): the year of those that print none.
+  struct {
+    int year = 0;
+    int month = 0;
+  } dated;
+  std::int64_t created_at = 0;  // Unix seconds when the analyzer was made ("now" for the year)
   // Structure and lexical matches of the open event (or of the current line
   // when no event is open); one of them becomes a finding when the event
   // closes, if no specific rule recognised the event.
@@ -174,6 +187,7 @@ struct Analyzer::Impl {
     std::string process;
     std::string timestamp;
     bool truncated = false;
+    std::string timestamp_iso;
   };
   std::vector<Candidate> fallback;
   bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
@@ -240,6 +254,11 @@ struct Analyzer::Impl {
   std::int64_t seconds_in(const Timestamp& ts, int year);
   std::int64_t seconds_of(const Timestamp& ts);
   bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds);
+  void note_dated(const Timestamp& ts) {
+    if (ts.year != 0) dated = {ts.year, ts.month};
+  }
+  // `ts` in ISO 8601, its year inferred when it has none; "" for no time.
+  std::string iso_time(const Timestamp& ts) const;
   // The server of the run: the first line dialect seen, except that Ollama
   // passes llama.cpp's runner output through (Ollama wins), and a log without
   // headers still names its server in the paths of its tracebacks.
@@ -288,6 +307,10 @@ struct Analyzer::Impl {
 
   void record_fact(const std::string& name, Value value);
   // Keeps a diagnostic unless max_diagnostics are kept already (then counts it).
+  // The unit a size fact was printed in: the one after its captured number
+  // on the line ("56.91 GiB"), "" when the line shows none.
+  static std::string unit_of_fact(std::string_view message, const Value& value,
+                                  const std::map<std::string, std::string>& captures);
   void add_diagnostic(std::uint64_t line, std::string message);
   void read_config_dump(const std::string& text);
   // One physical line of a stream that has (or may have) a shipper's

@@ -57,10 +57,16 @@ int cells_of(double part, double whole, int width) {
   return cells >= width ? width : static_cast<int>(cells);
 }
 
-std::string gb(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f GB", value);
+std::string size_in(double value, const std::string& unit) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.2f %s", value, unit.c_str());
   return buffer;
+}
+
+// The unit a size fact was printed in; "" when the log did not say.
+std::string unit_of(const RunInfo& run, const char* name) {
+  auto it = run.facts.find(name);
+  return it == run.facts.end() ? std::string() : it->second.unit;
 }
 
 std::string plain(double value) {
@@ -79,6 +85,21 @@ MemoryBudget compute_budget(const RunInfo& run) {
   b.fraction_name = sglang ? "mem_fraction_static" : "gpu_memory_utilization";
   b.fraction = fact(run, b.fraction_name.c_str());
 
+  // The budget speaks the log's unit: that of the GPU's size, else the one
+  // most of its sizes were printed in (GB when none says).
+  b.unit = unit_of(run, "gpu_total_gb");
+  if (b.unit.empty()) {
+    int gib = 0, gb_count = 0;
+    for (const char* name : {"weights_gb", "draft_weights_gb", "kv_gb", "mamba_gb", "cuda_graph_gb",
+                             "free_before_load_gb", "init_mem_gb", "available_gpu_mem_gb",
+                             "avail_mem_gb", "avail_after_pool_gb"}) {
+      std::string unit = unit_of(run, name);
+      gib += unit == "GiB";
+      gb_count += unit == "GB";
+    }
+    b.unit = gib > gb_count ? "GiB" : "GB";
+  }
+  auto gb = [&b](double value) { return size_in(value, b.unit); };
   b.total_gb = fact(run, "gpu_total_gb");
   if (!b.total_gb) {
     auto free_before = fact(run, "free_before_load_gb");
@@ -93,7 +114,9 @@ MemoryBudget compute_budget(const RunInfo& run) {
   }
 
   auto add = [&](const char* name, const char* fact_name, std::string detail) {
-    b.parts.push_back(BudgetPart{name, fact(run, fact_name), std::move(detail)});
+    std::string unit = unit_of(run, fact_name);
+    b.parts.push_back(BudgetPart{name, fact(run, fact_name), std::move(detail),
+                                 unit.empty() ? b.unit : unit});
   };
   add("weights", "weights_gb", "");
   if (fact(run, "draft_weights_gb")) add("draft weights", "draft_weights_gb", "speculative draft model");
@@ -154,6 +177,7 @@ bool budget_has_figures(const MemoryBudget& b) {
 }
 
 void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
+  auto gb = [&b](double value) { return size_in(value, b.unit); };
   auto paint = [color](const char* code) { return color ? code : ""; };
   const char* reset = color ? "\x1b[0m" : "";
   // One letter and colour per kind of memory, so the bar reads without colour too.
@@ -193,7 +217,7 @@ void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
     auto [letter, colour] = style(part.name);
     char glyph[4] = {' ', letter, ' ', '\0'};
     out << "  " << paint(colour) << glyph << reset << " " << part.name << ": "
-        << (part.gb ? gb(*part.gb) : std::string("not reported"));
+        << (part.gb ? size_in(*part.gb, part.unit) : std::string("not reported"));
     if (!part.detail.empty()) out << " (" << part.detail << ")";
     out << "\n";
   }

@@ -26,7 +26,7 @@ std::int64_t timestamp_seconds(const Timestamp& ts, int year) {
 std::size_t text_bytes(const Finding& f) {
   std::size_t bytes = sizeof(Finding) + f.rule_id.size() + f.title.size() + f.explanation.size() +
                       f.file.size() + f.server.size() + f.message.size() + f.level.size() +
-                      f.process.size() + f.timestamp.size() + f.phase.size() +
+                      f.process.size() + f.timestamp.size() + f.timestamp_iso.size() + f.phase.size() +
                       f.exception.size() + f.root_exception.size();
   for (const auto& [name, value] : f.captures) bytes += name.size() + value.size() + 64;
   for (const RemediationItem& item : f.remediation)
@@ -367,6 +367,7 @@ void Analyzer::Impl::evaluate_fact_rules() {
     Finding f = make_finding(rule_index, nullptr, event.line);
     f.message = f.title;
     f.timestamp = event.timestamp_text;
+    if (event.has_timestamp) f.timestamp_iso = iso_time(event.timestamp);
     f.evidence.push_back(EvidenceLine{event.line, event.text});
     add_finding(std::move(f));
   }

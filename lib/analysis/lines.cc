@@ -93,7 +93,11 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
     if (run.first_line == 0) run.first_line = number;
     run.last_line = number;
     if (l.header.has_timestamp) {
-      if (!run.has_timestamp) run.first_timestamp_text.assign(l.header.timestamp_text);
+      if (!run.has_timestamp) {
+        run.first_timestamp_text.assign(l.header.timestamp_text);
+        run.first_timestamp = l.header.timestamp;
+      }
+      note_dated(l.header.timestamp);
       run.has_timestamp = true;
       run.last_timestamp = l.header.timestamp;
       run.last_seconds = seconds_of(l.header.timestamp);
@@ -126,6 +130,7 @@ void Analyzer::Impl::process_unwrapped(std::string_view text, bool truncated,
 void Analyzer::Impl::apply_envelope() {
   if (envelope_meta == nullptr) return;
   sanitize_line(envelope_meta->source, event.origin);
+  if (envelope_meta->has_timestamp) note_dated(envelope_meta->timestamp);
   if (!event.has_timestamp && envelope_meta->has_timestamp) {
     event.has_timestamp = true;
     event.timestamp_from_envelope = true;
@@ -202,10 +207,18 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   run.last_line = event.line;
   note_server(event.dialect, event.message);
   if (event.timestamp_from_envelope) {
-    if (run.first_envelope_timestamp.empty()) run.first_envelope_timestamp = event.timestamp_text;
+    if (run.first_envelope_timestamp.empty()) {
+      run.first_envelope_timestamp = event.timestamp_text;
+      run.first_envelope_time = event.timestamp;
+    }
     run.last_envelope_timestamp = event.timestamp_text;
+    run.last_envelope_time = event.timestamp;
   } else if (event.has_timestamp) {
-    if (!run.has_timestamp) run.first_timestamp_text = event.timestamp_text;
+    if (!run.has_timestamp) {
+      run.first_timestamp_text = event.timestamp_text;
+      run.first_timestamp = event.timestamp;
+    }
+    note_dated(event.timestamp);
     run.has_timestamp = true;
     run.last_timestamp = event.timestamp;
     run.last_seconds = seconds_of(event.timestamp);
@@ -236,7 +249,16 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     const RuleSpec& rule = rules.rules[m->rule];
     for (const auto& [name, expression] : rules.compiled[m->rule].facts) {
       if (auto value = expression.evaluate(lookup_for(&m->captures))) {
+        bool size = name.size() > 3 && name.compare(name.size() - 3, 3, "_gb") == 0;
+        std::string unit = size ? unit_of_fact(event.message, *value, m->captures) : std::string();
         record_fact(name, std::move(*value));
+        if (size && run.facts.count(name) > 0) {
+          if (unit.empty()) {
+            run.fact_units.erase(name);
+          } else {
+            run.fact_units[name] = std::move(unit);
+          }
+        }
         facts_changed = true;
       }
     }
@@ -262,6 +284,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     if (joined_from != 0) f.evidence.push_back(EvidenceLine{joined_from, joined_text});
     f.process = event.process;
     f.timestamp = event.timestamp_text;
+    if (event.has_timestamp) f.timestamp_iso = iso_time(event.timestamp);
     f.level = event.level;
     f.truncated = event.truncated;
     f.evidence.push_back(EvidenceLine{event.line, event.text});

@@ -45,12 +45,17 @@ RunInfo Analyzer::Impl::run_info() const {
   info.reached_ready = run.reached_ready;
   info.first_timestamp = run.has_timestamp ? run.first_timestamp_text : run.first_envelope_timestamp;
   info.last_timestamp = run.has_timestamp ? run.last_timestamp_text : run.last_envelope_timestamp;
+  if (!info.first_timestamp.empty())
+    info.first_timestamp_iso = iso_time(run.has_timestamp ? run.first_timestamp : run.first_envelope_time);
+  if (!info.last_timestamp.empty())
+    info.last_timestamp_iso = iso_time(run.has_timestamp ? run.last_timestamp : run.last_envelope_time);
   for (const auto& [name, value] : run.facts) {
     Fact fact;
     fact.text = value.to_string();
     if (value.kind == Value::Kind::Number) fact.number = value.number;
     auto line = run.fact_lines.find(name);
     fact.line = line == run.fact_lines.end() ? 0 : line->second;
+    if (auto unit = run.fact_units.find(name); unit != run.fact_units.end()) fact.unit = unit->second;
     info.facts.emplace(name, std::move(fact));
   }
   return info;
@@ -117,6 +122,39 @@ std::int64_t Analyzer::Impl::seconds_in(const Timestamp& ts, int year) {
   return day_cache.midnight + ts.hour * 3600 + ts.minute * 60 + ts.second;
 }
 
+std::string Analyzer::Impl::iso_time(const Timestamp& ts) const {
+  if (ts.month < 1 || ts.month > 12 || ts.day < 1 || ts.day > 31) return {};
+  int year = ts.year;
+  if (year == 0 && options.year) year = *options.year;
+  if (year == 0 && dated.year != 0) {
+    // A yearless line next to dated ones shares their year, unless the
+    // months say the year turned between them (December, then January).
+    year = dated.year;
+    if (ts.month - dated.month > 6) --year;
+    if (dated.month - ts.month > 6) ++year;
+  }
+  if (year == 0) {
+    // No line says the year: the log was written before it was last modified
+    // (or before now), so a date after that one is from the year before.
+    auto reference = static_cast<std::time_t>(options.file_mtime.value_or(created_at));
+    std::tm local{};
+    if (localtime_r(&reference, &local) == nullptr) return {};
+    year = local.tm_year + 1900;
+    int month = local.tm_mon + 1;
+    if (ts.month > month || (ts.month == month && ts.day > local.tm_mday + 1)) --year;
+  }
+  if (year < 1 || year > 9999) return {};
+  char buffer[40];
+  int n = std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d", year, ts.month,
+                        ts.day, ts.hour, ts.minute, ts.second);
+  std::string out(buffer, static_cast<std::size_t>(n > 0 ? n : 0));
+  if (ts.millisecond > 0) {
+    std::snprintf(buffer, sizeof buffer, ".%03d", ts.millisecond % 1000);
+    out += buffer;
+  }
+  return out;
+}
+
 std::int64_t Analyzer::Impl::seconds_of(const Timestamp& ts) {
   return seconds_in(ts, 2000);
 }
@@ -178,6 +216,36 @@ void Analyzer::Impl::record_fact(const std::string& name, Value value) {
     it->second = std::move(value);
   }
   run.fact_lines[name] = event.line;
+}
+
+std::string Analyzer::Impl::unit_of_fact(std::string_view message, const Value& value,
+                                         const std::map<std::string, std::string>& captures) {
+  auto unit_after = [message](std::string_view text) -> std::string {
+    if (text.empty()) return {};
+    for (std::size_t at = message.find(text); at != std::string_view::npos;
+         at = message.find(text, at + 1)) {
+      std::size_t p = at + text.size();
+      while (p < message.size() && message[p] == ' ') ++p;
+      // Only the units size facts are kept in: a rule that captured MiB
+      // converted the number, so the unit after it is not the fact's.
+      for (std::string_view unit : {"GiB", "GB"})
+        if (message.substr(p, unit.size()) == unit) return std::string(unit);
+    }
+    return {};
+  };
+  // The capture that holds the fact's own number names its unit; a computed
+  // fact (k + v) takes the unit of the first size it was computed from.
+  std::string first;
+  for (const auto& [name, text] : captures) {
+    std::string unit = unit_after(text);
+    if (unit.empty()) continue;
+    if (value.kind == Value::Kind::Number) {
+      auto number = detail::parse_quantity(text);
+      if (number && *number == value.number) return unit;
+    }
+    if (first.empty()) first = unit;
+  }
+  return first;
 }
 
 void Analyzer::Impl::add_diagnostic(std::uint64_t line, std::string message) {

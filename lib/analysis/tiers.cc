@@ -36,7 +36,8 @@ void Analyzer::Impl::take_fallback_matches() {
     if (fallback.size() >= kMaxFallbackCandidates) break;
     fallback.push_back(Candidate{m.rule, std::move(m.captures), event.line, event.message,
                                  event.text, event.level, event.process,
-                                 event.timestamp_text, event.truncated});
+                                 event.timestamp_text, event.truncated,
+                                 event.has_timestamp ? iso_time(event.timestamp) : std::string()});
   }
   matches.erase(std::remove_if(matches.begin(), matches.end(),
                                [this](const Match& m) { return rules.rules[m.rule].tier != Tier::Rule; }),
@@ -140,6 +141,7 @@ void Analyzer::Impl::resolve_fallback(bool in_event) {
     f.message = best->message;
     f.process = best->process;
     f.timestamp = best->timestamp;
+    f.timestamp_iso = best->timestamp_iso;
     f.level = best->level;
     f.truncated = best->truncated;
     f.evidence.push_back(EvidenceLine{best->line, best->text});

@@ -86,6 +86,13 @@ bool read_option(const std::string& key, const json& value, logrx::AnalyzerOptio
     options.file_mtime = value.get<std::int64_t>();
     return true;
   }
+  if (key == "year") {
+    if (value.is_null()) return true;
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > 9999)
+      return false;
+    options.year = static_cast<int>(value.get<std::int64_t>());
+    return true;
+  }
   if (key == "max_findings") return count(options.max_findings);
   if (key == "max_line_bytes") return count(options.max_line_bytes);
   if (key == "max_runs") return count(options.max_runs);

@@ -61,6 +61,7 @@ ojson finding_json(const Finding& f) {
   if (!f.level.empty()) out["level"] = f.level;
   if (!f.process.empty()) out["process"] = f.process;
   if (!f.timestamp.empty()) out["timestamp"] = f.timestamp;
+  if (!f.timestamp_iso.empty()) out["timestamp_iso"] = f.timestamp_iso;
   out["captures"] = ojson::object();
   for (const auto& [name, value] : f.captures) out["captures"][name] = value;
   out["remediation"] = ojson::array();
@@ -166,6 +167,8 @@ std::string to_json(const Report& report, int indent) {
     run["reached_ready"] = r.reached_ready;
     if (!r.first_timestamp.empty()) run["first_timestamp"] = r.first_timestamp;
     if (!r.last_timestamp.empty()) run["last_timestamp"] = r.last_timestamp;
+    if (!r.first_timestamp_iso.empty()) run["first_timestamp_iso"] = r.first_timestamp_iso;
+    if (!r.last_timestamp_iso.empty()) run["last_timestamp_iso"] = r.last_timestamp_iso;
     // The facts come from a std::map (unique, sorted): appended to the
     // ordered object directly, because its operator[] searches linearly
     // (100,000 facts took 25 s).
@@ -184,6 +187,10 @@ std::string to_json(const Report& report, int indent) {
       }
     }
     run["facts"] = std::move(facts);
+    ojson units = ojson::object();
+    for (const auto& [name, fact] : r.facts)
+      if (!fact.unit.empty()) units.get_ref<ojson::object_t&>().emplace_back(name, fact.unit);
+    if (!units.empty()) run["fact_units"] = std::move(units);
     doc["runs"].push_back(std::move(run));
   }
   doc["diagnostics"] = ojson::array();
@@ -203,6 +210,7 @@ std::string budget_to_json(const MemoryBudget& b, int indent) {
   doc["run"] = b.run;
   doc["server"] = b.server;
   doc["total_gb"] = number_or_null(b.total_gb);
+  doc["unit"] = b.unit;
   doc["total_estimated"] = b.total_estimated;
   doc["fraction_name"] = b.fraction_name;
   doc["fraction"] = number_or_null(b.fraction);
@@ -211,6 +219,7 @@ std::string budget_to_json(const MemoryBudget& b, int indent) {
     ojson p;
     p["name"] = part.name;
     p["gb"] = number_or_null(part.gb);
+    p["unit"] = part.unit;
     if (!part.detail.empty()) p["detail"] = part.detail;
     doc["parts"].push_back(std::move(p));
   }

@@ -44,8 +44,8 @@ std::string finding_to_log_record(const Finding& finding, const LogRecordContext
   if (out.empty() || out.back() != '}') return out;
   out.pop_back();
   out += ",\"time\":\"" + format_rfc3339(context.observed_seconds) + "\"";
-  if (!finding.timestamp.empty()) {
-    if (auto seconds = parse_iso8601(finding.timestamp))
+  if (!finding.timestamp_iso.empty() || !finding.timestamp.empty()) {
+    if (auto seconds = parse_iso8601(finding.timestamp_iso.empty() ? finding.timestamp : finding.timestamp_iso))
       out += ",\"log_time\":\"" + format_rfc3339(static_cast<double>(*seconds)) + "\"";
   }
   out += ",\"host\":" + json_string(context.host);

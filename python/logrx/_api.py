@@ -129,12 +129,15 @@ class Analyzer:
                  launch_cmd: Optional[str] = None, since: Optional[str] = None,
                  server: Optional[str] = None, redact: bool = True,
                  file_mtime: Optional[int] = None, quiet_period: float = 2.0,
-                 on_finding: Optional[FindingCallback] = None) -> None:
+                 on_finding: Optional[FindingCallback] = None,
+                 year: Optional[int] = None) -> None:
         """`rulebook` is a Rulebook, rule directories to load on top of the built-in
         rules, or None for the built-in ones. `launch_cmd` and `since` (ISO 8601)
         describe the launch you believe wrote the stream: lines that contradict
         them become stale findings. `server` ("vllm", "sglang", ...) names the
-        server when the lines do not. `quiet_period`: see poll()."""
+        server when the lines do not. `year` is that of timestamps printed
+        without one (Finding.timestamp_iso); None infers it. `quiet_period`:
+        see poll()."""
         self._book = _rulebook(rulebook)
         options: Dict[str, Any] = {"stream_name": name, "redact": bool(redact)}
         if launch_cmd:
@@ -145,6 +148,8 @@ class Analyzer:
             options["server"] = server
         if file_mtime is not None:
             options["file_mtime"] = int(file_mtime)
+        if year is not None:
+            options["year"] = int(year)
         error = ctypes.c_void_p()
         handle = _native.lib().logrx_analyzer_new_with_options(
             self._book._pointer(), json.dumps(options).encode(), ctypes.byref(error))

@@ -107,6 +107,8 @@ class Finding:
     exception: str = ""
     root_exception: str = ""
     timestamp: str = ""
+    #: ISO 8601, with the year inferred when the line printed none.
+    timestamp_iso: str = ""
     raw: JSON = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -140,6 +142,7 @@ class Finding:
             exception=str(data.get("exception", "")),
             root_exception=str(data.get("root_exception", "")),
             timestamp=str(data.get("timestamp", "")),
+            timestamp_iso=str(data.get("timestamp_iso", "")),
             raw=data,
         )
 
@@ -188,6 +191,8 @@ class Run:
     facts: Dict[str, Any]
     first_timestamp: str = ""
     last_timestamp: str = ""
+    first_timestamp_iso: str = ""
+    last_timestamp_iso: str = ""
 
     @classmethod
     def from_dict(cls, data: JSON) -> "Run":
@@ -201,6 +206,8 @@ class Run:
             facts=dict(data.get("facts", {})),
             first_timestamp=str(data.get("first_timestamp", "")),
             last_timestamp=str(data.get("last_timestamp", "")),
+            first_timestamp_iso=str(data.get("first_timestamp_iso", "")),
+            last_timestamp_iso=str(data.get("last_timestamp_iso", "")),
         )
 
 
@@ -239,6 +246,7 @@ class BudgetPart:
     name: str  # "weights", "KV cache", "CUDA graphs", ...
     gb: Optional[float]  # per GPU; None when the log did not say
     detail: str = ""
+    unit: str = "GB"  # as the log printed it: vLLM "GiB", SGLang "GB" (both 2**30 bytes)
 
 
 @dataclass(frozen=True)
@@ -257,6 +265,7 @@ class Budget:
     missing: List[str]
     rejected: List[str]
     remediation: List[Remediation]
+    unit: str = "GB"  # of total_gb, free_gb and the arithmetic, as the log printed its sizes
     raw: JSON = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -271,13 +280,15 @@ class Budget:
             total_estimated=bool(data.get("total_estimated", False)),
             fraction_name=str(data.get("fraction_name", "")),
             fraction=number(data.get("fraction")),
-            parts=[BudgetPart(str(p.get("name", "")), number(p.get("gb")), str(p.get("detail", "")))
+            parts=[BudgetPart(str(p.get("name", "")), number(p.get("gb")), str(p.get("detail", "")),
+                              str(p.get("unit", "GB")))
                    for p in data.get("parts", [])],
             free_gb=number(data.get("free_gb")),
             arithmetic=_strings(data.get("arithmetic")),
             missing=_strings(data.get("missing")),
             rejected=_strings(data.get("rejected")),
             remediation=[Remediation.from_dict(r) for r in data.get("remediation", [])],
+            unit=str(data.get("unit", "GB")),
             raw=data,
         )
 

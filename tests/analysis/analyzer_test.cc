@@ -211,3 +211,54 @@ TEST_CASE("Skipping blocks while serving changes no result", "[analysis][perform
   CHECK(logrx::to_json(a) == logrx::to_json(b));
   CHECK(a.summary.findings >= 3);
 }
+
+TEST_CASE("Timestamps without a year get one in ISO 8601", "[analysis][timestamps]") {
+  auto book = load_builtin();
+  const std::string vllm_line =
+      "(EngineCore_DP0 pid=265) ERROR 12-25 04:49:58 [core.py:700] RuntimeError: CUDA error: out of memory\n";
+  auto scan_with = [&](AnalyzerOptions options, const std::string& text) {
+    Analyzer analyzer(book, options);
+    analyzer.feed(text);
+    return analyzer.finish();
+  };
+  auto first_iso = [](const logrx::Report& report) {
+    for (const Finding& f : report.findings)
+      if (!f.timestamp_iso.empty()) return f.timestamp_iso;
+    return std::string();
+  };
+
+  SECTION("an explicit year wins") {
+    AnalyzerOptions options;
+    options.year = 2024;
+    auto report = scan_with(options, vllm_line);
+    CHECK(first_iso(report) == "2024-12-25T04:49:58");
+    CHECK(report.findings[0].timestamp == "12-25 04:49:58");  // as printed, unchanged
+    CHECK(report.runs.back().first_timestamp_iso == "2024-12-25T04:49:58");
+  }
+  SECTION("a date after the file's modification time is from the year before") {
+    AnalyzerOptions options;
+    options.file_mtime = 1780000000;  // 2026-05-28 (UTC), 2026 in every time zone
+    CHECK(first_iso(scan_with(options, vllm_line)) == "2025-12-25T04:49:58");
+    options.file_mtime = 1798500000;  // 2026-12-29
+    CHECK(first_iso(scan_with(options, vllm_line)) == "2026-12-25T04:49:58");
+  }
+  SECTION("dated lines of the stream give their year, across New Year") {
+    AnalyzerOptions options;
+    options.file_mtime = 1780000000;
+    // An envelope (CRI) that carries the year around the yearless vLLM line.
+    auto report = scan_with(options, "2023-12-31T23:59:59.100000000Z stderr F " + vllm_line);
+    CHECK(first_iso(report) == "2023-12-25T04:49:58");
+    auto turned = scan_with(
+        options, "2024-01-01T00:00:01.000000000Z stderr F (EngineCore_DP0 pid=265) ERROR 12-31 "
+                 "23:59:59 [core.py:700] RuntimeError: CUDA error: out of memory\n");
+    CHECK(first_iso(turned) == "2023-12-31T23:59:59");
+  }
+  SECTION("dated dialects keep their own year") {
+    AnalyzerOptions options;
+    options.year = 1999;
+    auto report = scan_with(options,
+                            "[2026-05-23 07:40:41 TP0] Max running requests is reset to 48 for "
+                            "speculative decoding. You can override this.\n");
+    CHECK(first_iso(report) == "2026-05-23T07:40:41");
+  }
+}

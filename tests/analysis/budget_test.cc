@@ -57,3 +57,25 @@ TEST_CASE("The budget says plainly what the log did not report", "[analysis][bud
   CHECK(std::find(budget.missing.begin(), budget.missing.end(), "KV cache") != budget.missing.end());
   CHECK(std::find(budget.missing.begin(), budget.missing.end(), "GPU memory size") != budget.missing.end());
 }
+
+TEST_CASE("The budget keeps the unit the log printed", "[analysis][budget]") {
+  auto vllm = scan_text(load_builtin(),
+                        "(EngineCore_DP0 pid=79) INFO 12-25 04:49:08 [gpu_model_runner.py:3549] Model "
+                        "loading took 15.2683 GiB memory and 5.530168 seconds\n");
+  auto budget = logrx::compute_budget(vllm.runs.back());
+  CHECK(budget.unit == "GiB");
+  CHECK(budget.parts[0].unit == "GiB");
+  CHECK(vllm.runs.back().facts.at("weights_gb").unit == "GiB");
+  std::ostringstream text;
+  logrx::write_budget_text(text, budget, false);
+  CHECK(text.str().find("weights: 15.27 GiB") != std::string::npos);
+  CHECK(text.str().find(" GB") == std::string::npos);
+  auto json = nlohmann::json::parse(logrx::budget_to_json(budget));
+  CHECK(json.at("unit") == "GiB");
+  CHECK(json.at("parts").at(0).at("unit") == "GiB");
+
+  auto sglang = scan_text(load_builtin(),
+                          "[2026-06-02 14:05:58] Load weight end. elapsed=38.02 s, type=Qwen3, avail "
+                          "mem=126.16 GB, mem usage=51.16 GB.\n");
+  CHECK(logrx::compute_budget(sglang.runs.back()).unit == "GB");
+}

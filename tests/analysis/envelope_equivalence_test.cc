@@ -187,11 +187,12 @@ void drop_envelope_additions(json& wrapped, const json& plain, const std::string
       f.erase("source");
     }
     if (!p.contains("timestamp")) f.erase("timestamp");
+    if (!p.contains("timestamp_iso")) f.erase("timestamp_iso");
   }
   for (std::size_t i = 0; i < wrapped["runs"].size() && i < plain["runs"].size(); ++i) {
     json& r = wrapped["runs"][i];
     const json& p = plain["runs"][i];
-    for (const char* key : {"first_timestamp", "last_timestamp"})
+    for (const char* key : {"first_timestamp", "last_timestamp", "first_timestamp_iso", "last_timestamp_iso"})
       if (!p.contains(key)) r.erase(key);
   }
 }
@@ -199,6 +200,9 @@ void drop_envelope_additions(json& wrapped, const json& plain, const std::string
 logrx::AnalyzerOptions options_for(const std::filesystem::path& log) {
   logrx::AnalyzerOptions options;
   options.stream_name = "server.log";
+  // The envelope's dated clock would otherwise give yearless server lines
+  // its year, where the plain log infers one from the current date.
+  options.year = 2026;
   std::filesystem::path args = log;
   args.replace_extension(".args");
   std::ifstream in(args);
