@@ -79,6 +79,10 @@ int run_budget(const BudgetOptions& options) {
     return kExitError;
   }
   Report report = analyzer.finish();
+  if (!report.input_error.empty()) {
+    std::cerr << "logrx: " << escape_for_terminal(options.file) << ": " << report.input_error << "\n";
+    return kExitError;
+  }
   if (report.runs.empty()) {
     std::cerr << "logrx: " << options.file << ": the log is empty\n";
     return kExitError;

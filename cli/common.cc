@@ -2,17 +2,23 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
 #include <filesystem>
+#include <memory>
 #include <iostream>
 #include <spdlog/spdlog.h>
+
+#include "logrx/decompress.h"
 
 namespace logrx::cli {
 
@@ -103,6 +109,126 @@ std::string read_stream(const std::string& path,
   }
   if (!is_stdin) ::close(fd);
   return error;
+}
+
+std::vector<Input> expand_inputs(const std::vector<std::string>& named,
+                                 const std::vector<std::string>& globs) {
+  namespace fs = std::filesystem;
+  std::vector<Input> inputs;
+  for (const std::string& path : named) {
+    std::error_code ec;
+    if (path == "-" || !fs::is_directory(path, ec)) {
+      inputs.push_back(Input{path, ""});
+      continue;
+    }
+    auto wanted = [&globs](const fs::path& relative) {
+      if (globs.empty()) return true;
+      std::string name = relative.filename().string();
+      std::string below = relative.generic_string();
+      return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
+        bool by_path = glob.find('/') != std::string::npos;
+        return fnmatch(glob.c_str(), (by_path ? below : name).c_str(), by_path ? FNM_PATHNAME : 0) == 0;
+      });
+    };
+    std::vector<std::string> found;
+    std::vector<Input> unreadable;
+    fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
+    if (ec) {
+      inputs.push_back(Input{path, ec.message()});
+      continue;
+    }
+    for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+      if (ec) {
+        unreadable.push_back(Input{it->path().string(), ec.message()});
+        ec.clear();
+        continue;
+      }
+      std::string name = it->path().filename().string();
+      // Hidden files and folders (.git, editors' swap files) are not logs.
+      if (!name.empty() && name[0] == '.') {
+        if (it->is_directory(ec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (!it->is_regular_file(ec)) continue;
+      if (wanted(it->path().lexically_relative(path))) found.push_back(it->path().string());
+    }
+    std::sort(found.begin(), found.end());
+    if (found.empty() && unreadable.empty())
+      inputs.push_back(Input{path, globs.empty() ? "directory holds no file"
+                                                 : "directory holds no file matching --glob"});
+    for (std::string& file : found) inputs.push_back(Input{std::move(file), ""});
+    for (Input& input : unreadable) inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
+std::string read_decoded(const std::string& path,
+                         const std::function<void(std::string_view)>& sink) {
+  std::string head;
+  std::unique_ptr<Decompressor> decoder;
+  std::string error;
+  auto decode = [&](std::string_view bytes) {
+    if (!error.empty()) return;
+    if (!decoder->feed(bytes, sink)) error = decoder->error();
+  };
+  std::string read_error = read_stream(path, [&](std::string_view bytes) {
+    if (!decoder) {
+      head.append(bytes.data(), bytes.size());
+      if (head.size() < kCompressionMagicBytes) return;
+      decoder = std::make_unique<Decompressor>(detect_compression(head));
+      decode(head);
+      head.clear();
+      return;
+    }
+    decode(bytes);
+  });
+  if (!decoder) {
+    decoder = std::make_unique<Decompressor>(detect_compression(head));
+    decode(head);
+  }
+  if (error.empty() && !decoder->finish(sink)) error = decoder->error();
+  return read_error.empty() ? error : read_error;
+}
+
+std::vector<std::string> rotated_siblings(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path live(path);
+  fs::path dir = live.has_parent_path() ? live.parent_path() : fs::path(".");
+  std::string base = live.filename().string();
+  struct Sibling {
+    std::string path;
+    fs::file_time_type mtime;
+    long number;  // logrotate's .N, 0 for dated names
+  };
+  std::vector<Sibling> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0) continue;
+    char separator = name[base.size()];
+    if (separator != '.' && separator != '-') continue;
+    std::string rest = name.substr(base.size() + 1);
+    // FILE.1, FILE.2.gz, FILE-20260523, FILE-20260523.zst: a number or date,
+    // then at most a compression suffix (which is only a hint: the bytes decide).
+    std::size_t digits = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+    if (digits == 0) continue;
+    std::string suffix = rest.substr(digits);
+    if (!(suffix.empty() || suffix == ".gz" || suffix == ".zst" || suffix == ".xz" ||
+          suffix == ".bz2"))
+      continue;
+    if (!it->is_regular_file(ec)) continue;
+    long number = separator == '.' && digits < 6 ? std::stol(rest.substr(0, digits)) : 0;
+    found.push_back(Sibling{it->path().string(), it->last_write_time(ec), number});
+  }
+  std::sort(found.begin(), found.end(), [](const Sibling& a, const Sibling& b) {
+    if (a.mtime != b.mtime) return a.mtime < b.mtime;
+    if (a.number != b.number) return a.number > b.number;
+    return a.path < b.path;
+  });
+  std::vector<std::string> paths;
+  for (Sibling& s : found) paths.push_back(std::move(s.path));
+  return paths;
 }
 
 std::optional<std::int64_t> file_mtime(const std::string& path) {

@@ -104,6 +104,28 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options);
 std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink);
 
+// One input of scan/lint: a path to read, or why a named input has none.
+struct Input {
+  std::string path;
+  std::string error;  // "" when readable so far
+};
+// Expands the named inputs: a file or '-' stays itself; a directory becomes
+// its regular files, recursively and sorted, hidden entries left out, those
+// matching one of `globs` when any are given (a pattern without '/' is
+// matched against the file name, one with '/' against the path below the
+// directory). A directory with no such file is an input with an error.
+std::vector<Input> expand_inputs(const std::vector<std::string>& named,
+                                 const std::vector<std::string>& globs);
+
+// Streams a whole file to `sink`, decoded when it is compressed (gzip, zstd,
+// xz, bzip2: told by its first bytes). Returns an error message, "" on success.
+std::string read_decoded(const std::string& path,
+                         const std::function<void(std::string_view)>& sink);
+
+// The rotated siblings of a log (FILE.1, FILE.2.gz, FILE-20260523.zst, ...),
+// oldest first: by modification time, then by rotation number, highest first.
+std::vector<std::string> rotated_siblings(const std::string& path);
+
 // Modification time of a file (Unix seconds), std::nullopt when unknown.
 std::optional<std::int64_t> file_mtime(const std::string& path);
 

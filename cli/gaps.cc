@@ -47,7 +47,12 @@ int run_gaps(const GapsOptions& options) {
       std::cerr << "logrx: " << file << ": " << error << "\n";
       input_error = true;
     }
-    lines += analyzer.finish().summary.lines;
+    Report report = analyzer.finish();
+    if (!report.input_error.empty()) {
+      std::cerr << "logrx: " << escape_for_terminal(file) << ": " << report.input_error << "\n";
+      input_error = true;
+    }
+    lines += report.summary.lines;
   }
   auto groups = collector.groups();
   if (options.format == "json") {

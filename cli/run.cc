@@ -192,7 +192,9 @@ ojson attempt_json(const Attempt& a, bool redact) {
   out["findings"] = ojson::array();
   for (const Finding& f : a.report.findings)
     out["findings"].push_back(ojson::parse(finding_to_json(f), nullptr, false));
-  out["remediation"] = ojson::parse(to_json(Report{{}, a.report.remediation, {}, {}, {}}, -1), nullptr, false)["remediation"];
+  Report remediation_only;
+  remediation_only.remediation = a.report.remediation;
+  out["remediation"] = ojson::parse(to_json(remediation_only, -1), nullptr, false)["remediation"];
   out["applied_next"] = a.applied;
   out["skipped_next"] = a.skipped;
   if (!a.notes.empty()) out["notes"] = a.notes;

@@ -18,7 +18,14 @@ namespace logrx::cli {
 namespace {
 
 void add_scan_options(CLI::App* command, ScanOptions& options) {
-  command->add_option("files", options.files, "Log files to read; '-' or none reads stdin");
+  command->add_option("files", options.files,
+                      "Log files (plain or gzip/zstd/xz/bzip2-compressed) or directories to read "
+                      "(each file its own stream); '-' or none reads stdin");
+  command->add_option("--glob", options.globs,
+                      "With a directory: read only the files matching GLOB (repeatable; "
+                      "'*.log', 'node-*/server.log.*')")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
   command->add_option("--format", options.formats,
                       "Output format: text (default), json, sarif or github; repeat it with -o "
                       "to write several in one pass")
@@ -201,7 +208,14 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
   std::vector<std::pair<std::string, std::string>> failed_inputs;  // file, why
   bool streamed = false;
   std::vector<Report> reports;
-  for (const std::string& file : files) {
+  for (const Input& input : expand_inputs(files, options.globs)) {
+    const std::string& file = input.path;
+    if (!input.error.empty()) {
+      std::cerr << "logrx: " << escape_for_terminal(file) << ": " << input.error << "\n";
+      input_error = true;
+      failed_inputs.emplace_back(file, input.error);
+      continue;
+    }
     AnalyzerOptions analyzer_options;
     analyzer_options.stream_name = file == "-" ? "<stdin>" : file;
     analyzer_options.launch_command = options.launch_command;
@@ -227,11 +241,19 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
                             ? read_stream(file, feed)
                             : scan_journal(options.journal, options.journal_files, options.since, feed);
     if (!error.empty()) {
-      std::cerr << "logrx: " << file << ": " << error << "\n";
+      std::cerr << "logrx: " << escape_for_terminal(file) << ": " << error << "\n";
       input_error = true;
       failed_inputs.emplace_back(file, error);
     }
     reports.push_back(analyzer.finish());
+    if (!error.empty()) {
+      reports.back().input_error = error;
+      for (FileSummary& summary : reports.back().files) summary.input_error = error;
+    } else if (!reports.back().input_error.empty()) {
+      std::cerr << "logrx: " << escape_for_terminal(file) << ": " << reports.back().input_error << "\n";
+      input_error = true;
+      failed_inputs.emplace_back(file, reports.back().input_error);
+    }
     if (!options.exclude_rules.empty() || baseline) drop_findings(reports.back(), left_out);
     if (stop_requested()) break;
   }

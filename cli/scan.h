@@ -11,6 +11,7 @@ namespace logrx::cli {
 
 struct ScanOptions {
   std::vector<std::string> files;
+  std::vector<std::string> globs;    // --glob: files of directories to read
   std::vector<std::string> formats;  // --format, repeatable; none: text
   std::vector<std::string> outputs;  // -o FILE, each for the --format before it
   std::vector<std::string> exclude_rules;

@@ -92,6 +92,9 @@ void setup_watch(CLI::App& app, WatchOptions& options, int& exit_code) {
   watch->add_option("--rules", options.rules.extra_dirs, "Also load the rules in DIR")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  watch->add_flag("--include-rotated", options.include_rotated,
+                  "First read the rotated copies of FILE beside it (FILE.1, FILE.2.gz, "
+                  "FILE-20260523.zst; compressed ones decoded), oldest first, then follow FILE");
   watch->add_flag("--no-redact", options.no_redact, "Do not replace secrets with <redacted>");
   watch->add_flag("--no-builtin-rules", options.rules.no_builtin, "Do not load the built-in rulebook");
   add_metrics_options(*watch, options.metrics);
@@ -174,6 +177,22 @@ int run_watch(const WatchOptions& options) {
       std::cerr << "logrx: " << failed << "\n";
       return kExitError;
     }
+  }
+  if (options.include_rotated && options.journal.empty()) {
+    // The earlier parts of the same log, so that a launch that began before
+    // the last rotation is seen whole.
+    for (const std::string& sibling : rotated_siblings(options.file)) {
+      if (stop_requested() || stdout_closed()) break;
+      char last = '\n';
+      std::string failed = read_decoded(sibling, [&](std::string_view bytes) {
+        analyzer->feed(bytes);
+        if (!bytes.empty()) last = bytes.back();
+      });
+      // A copy cut mid-line must not run into the next one's first line.
+      if (last != '\n') analyzer->feed("\n");
+      if (!failed.empty()) note("rotated copy " + escape_for_terminal(sibling) + ": " + failed);
+    }
+    metrics.update(*analyzer);
   }
   std::unique_ptr<OpenFile> file;
   std::vector<char> buffer(1 << 16);

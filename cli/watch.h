@@ -21,6 +21,7 @@ struct WatchOptions {
   std::string journal;                     // --journal UNIT instead of FILE
   std::vector<std::string> journal_files;  // --journal-file: these files, not the system journal
   std::string since;                       // --since: journal entries from then on
+  bool include_rotated = false;            // --include-rotated: FILE.1, FILE.2.gz, ... first
 };
 
 // `logrx watch FILE`: follow a growing log like tail -F and print findings

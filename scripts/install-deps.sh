@@ -10,10 +10,13 @@ set -euo pipefail
 # tests it); prometheus: its tests scrape logrx with a real Prometheus and check
 # the output and the alerting rules with promtool. libsystemd-dev: `--journal`
 # (optional); systemd-journal-remote: its test writes a journal file.
+# zlib1g-dev, libzstd-dev, liblzma-dev, libbz2-dev: compressed logs (each optional
+# at build time); gzip, zstd, xz-utils, bzip2: the tests compress logs with them.
 packages=(cmake g++ make pkg-config libre2-dev libboost-dev nlohmann-json3-dev
           libspdlog-dev libfmt-dev catch2 libcli11-dev ripgrep python3-pytest
           python3-setuptools python3-pip python3-wheel
-          libcpp-httplib-dev prometheus libsystemd-dev systemd-journal-remote)
+          libcpp-httplib-dev prometheus libsystemd-dev systemd-journal-remote
+          zlib1g-dev libzstd-dev liblzma-dev libbz2-dev gzip zstd xz-utils bzip2)
 
 missing=()
 for p in "${packages[@]}"; do

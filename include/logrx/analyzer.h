@@ -40,6 +40,10 @@ struct AnalyzerOptions {
   // the stream's own dated lines (a shipper's envelope, another dialect), else
   // from file_mtime or the current time, a date after which is the year before.
   std::optional<int> year;
+  // A stream that starts with the magic number of gzip, zstd, xz or bzip2 is
+  // decoded before anything else (Summary::compression names the format);
+  // false reads every stream as it is.
+  bool decompress = true;
   bool include_silent = false;      // report fact-only rules too (rule testing)
   bool redact = true;               // replace secrets before anything sees a line
   std::string ready_pattern;        // RE2: a line matching it means the server is ready

@@ -102,6 +102,7 @@ struct Fact {
 // One launch of the server inside the stream.
 struct RunInfo {
   int run = 1;
+  std::string file;           // the stream (input) the launch was read from
   std::uint64_t first_line = 0;
   std::uint64_t last_line = 0;
   std::string server;         // dialect seen in the run
@@ -141,18 +142,41 @@ struct Summary {
   std::map<std::string, std::size_t> by_severity;
   std::size_t truncated_lines = 0;
   CapCounts capped;
+  std::string compression;  // the stream was decoded from "gzip", "zstd", "xz" or "bzip2"; "" when plain
+};
+
+// The counts of one input stream, kept apart when several are merged.
+struct FileSummary {
+  std::string file;  // the stream name
+  std::uint64_t lines = 0;
+  int runs = 0;
+  std::size_t findings = 0;
+  std::optional<Severity> worst_severity;
+  std::map<std::string, std::size_t> by_category;
+  std::map<std::string, std::size_t> by_severity;
+  std::string compression;
+  std::string input_error;
 };
 
 struct Report {
   std::vector<Finding> findings;             // in line order (then rule id)
-  std::vector<RemediationItem> remediation;  // merged, de-duplicated, latest run
+  // Merged, de-duplicated, latest run (of every stream, after merge_reports).
+  std::vector<RemediationItem> remediation;
   Summary summary;
   std::vector<RunInfo> runs;                 // every launch found in the stream
   std::vector<ScanDiagnostic> diagnostics;
+  // Per stream, in input order: its own merged remediation (two files from two
+  // servers need different flags) and its counts.
+  std::vector<std::pair<std::string, std::vector<RemediationItem>>> remediation_by_file;
+  std::vector<FileSummary> files;
+  // The input could not be read to its end (corrupt or truncated compressed
+  // data): the report covers what came before. "" when all was read.
+  std::string input_error;
 };
 
 // Combines the reports of several streams (several files) into one: findings
-// concatenated in the given order, summaries added, remediation re-merged.
+// concatenated in the given order, summaries added, remediation re-merged,
+// each stream's own remediation and counts kept in remediation_by_file/files.
 Report merge_reports(std::vector<Report> reports);
 
 // Hide secrets (see redact_secrets in logrx/line.h) in every string of a

@@ -44,6 +44,19 @@ void Analyzer::Impl::finish_stream() {
   // The choke point for the report; its findings passed the one for the
   // finding callback (store) or were redacted where they were added (stale output).
   if (options.redact) detail::redact_report_except_findings(report);
+  // After the choke point: the copy is of redacted items.
+  report.remediation_by_file = {{options.stream_name, report.remediation}};
+  FileSummary own;
+  own.file = options.stream_name;
+  own.lines = report.summary.lines;
+  own.runs = report.summary.runs;
+  own.findings = report.summary.findings;
+  own.worst_severity = report.summary.worst_severity;
+  own.by_category = report.summary.by_category;
+  own.by_severity = report.summary.by_severity;
+  own.compression = report.summary.compression;
+  own.input_error = report.input_error;
+  report.files = {std::move(own)};
 }
 
 
@@ -60,9 +73,54 @@ void Analyzer::on_unmatched_line(LineCallback callback) {
   impl_->unmatched_callback = std::move(callback);
 }
 
+// A stream that starts with a compression format's magic number is decoded
+// first; its first bytes are held until they tell (at most 10).
 void Analyzer::feed(std::string_view bytes) {
   Impl& impl = *impl_;
   impl.last_input = std::chrono::steady_clock::now();
+  if (impl.finished || impl.input_failed) return;
+  if (impl.sniffing) {
+    if (impl.sniffed.empty() && !bytes.empty() && !may_be_compressed(bytes.substr(0, 1))) {
+      impl.sniffing = false;  // the common case: text, told by its first byte
+    } else {
+      std::size_t take = std::min(bytes.size(), kCompressionMagicBytes - impl.sniffed.size());
+      impl.sniffed.append(bytes.data(), take);
+      bytes.remove_prefix(take);
+      if (impl.sniffed.size() < kCompressionMagicBytes && may_be_compressed(impl.sniffed)) return;
+      impl.end_sniffing();
+    }
+  }
+  impl.feed_input(bytes);
+}
+
+void Analyzer::Impl::end_sniffing() {
+  sniffing = false;
+  Compression format = options.decompress ? detect_compression(sniffed) : Compression::None;
+  if (format != Compression::None) {
+    decoder = std::make_unique<Decompressor>(format);
+    report.summary.compression = std::string(to_string(format));
+  }
+  std::string first = std::move(sniffed);
+  sniffed.clear();
+  feed_input(first);
+}
+
+void Analyzer::Impl::feed_input(std::string_view bytes) {
+  if (bytes.empty() || input_failed) return;
+  if (!decoder) {
+    feed_text(bytes);
+    return;
+  }
+  if (!decoder->feed(bytes, [this](std::string_view text) { feed_text(text); })) fail_input();
+}
+
+void Analyzer::Impl::fail_input() {
+  input_failed = true;
+  report.input_error = decoder->error() + "; the report covers the lines decoded before it";
+}
+
+void Analyzer::Impl::feed_text(std::string_view bytes) {
+  Impl& impl = *this;
   auto run_lines = [&impl](std::string_view block, bool may_match, bool plain) {
     // A line that began in an earlier block is always matched in full, and
     // its earlier part was not checked for plainness.
@@ -84,12 +142,12 @@ void Analyzer::feed(std::string_view bytes) {
   // change what matches.
   constexpr std::size_t kBlock = 8 * 1024;
   while (!bytes.empty()) {
-    std::size_t cut = bytes.size();
-    if (cut > kBlock) {
+    std::size_t block_end = bytes.size();
+    if (block_end > kBlock) {
       std::size_t newline = bytes.find('\n', kBlock);
-      cut = newline == std::string_view::npos ? bytes.size() : newline + 1;
+      block_end = newline == std::string_view::npos ? bytes.size() : newline + 1;
     }
-    std::string_view block = bytes.substr(0, cut);
+    std::string_view block = bytes.substr(0, block_end);
     bool may_match = true;
     bool plain = is_plain_text(block);
     // The prefilter is built on first use (a few milliseconds): only once the
@@ -127,7 +185,7 @@ void Analyzer::feed(std::string_view bytes) {
         run_lines(whole, impl.block_needs_matching, plain);
       if (!tail.empty()) run_lines(tail, false, plain);
     }
-    bytes.remove_prefix(cut);
+    bytes.remove_prefix(block_end);
   }
 }
 
@@ -143,6 +201,10 @@ void Analyzer::feed_line(std::string_view line) {
 
 Report Analyzer::finish() {
   if (!impl_->finished) {
+    if (impl_->sniffing) impl_->end_sniffing();
+    if (impl_->decoder && !impl_->input_failed &&
+        !impl_->decoder->finish([this](std::string_view text) { impl_->feed_text(text); }))
+      impl_->fail_input();
     impl_->finish_stream();
     impl_->finished = true;
   }

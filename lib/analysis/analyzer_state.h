@@ -31,6 +31,7 @@
 #include "analysis/line_shapes.h"
 #include "analysis/hints.h"
 #include "logrx/analyzer.h"
+#include "logrx/decompress.h"
 #include "logrx/line.h"
 #include "match/rulebook_impl.h"
 #include "match/template.h"
@@ -167,6 +168,15 @@ struct Analyzer::Impl {
   std::size_t share_held_text(std::string& text);
   std::size_t stored_finding_bytes = 0;  // of report.findings and merge keys
   bool backwards_noted = false;          // timestamps going back reported once
+  // Compressed input: the first bytes are held until they tell the format.
+  bool sniffing = true;
+  std::string sniffed;
+  std::unique_ptr<Decompressor> decoder;
+  bool input_failed = false;  // undecodable data: the rest of the input is ignored
+  void end_sniffing();
+  void feed_input(std::string_view bytes);  // raw (maybe compressed) bytes
+  void feed_text(std::string_view bytes);   // decoded bytes: lines, blocks, prefilter
+  void fail_input();
   // The latest timestamp of the stream that printed its year (a shipper's
   // envelope, a dated dialect): the year of those that print none.
   struct {

@@ -91,8 +91,12 @@ Report merge_reports(std::vector<Report> reports) {
       s.worst_severity = r.worst_severity;
     for (const auto& [name, count] : r.by_category) s.by_category[name] += count;
     for (const auto& [name, count] : r.by_severity) s.by_severity[name] += count;
+    if (s.compression.empty()) s.compression = r.compression;
     for (RunInfo& run : report.runs) merged.runs.push_back(std::move(run));
     for (ScanDiagnostic& d : report.diagnostics) merged.diagnostics.push_back(std::move(d));
+    for (auto& entry : report.remediation_by_file) merged.remediation_by_file.push_back(std::move(entry));
+    for (FileSummary& file : report.files) merged.files.push_back(std::move(file));
+    if (merged.input_error.empty()) merged.input_error = report.input_error;
   }
   merged.remediation = merge_remediation(merged.findings);
   return merged;

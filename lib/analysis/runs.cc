@@ -38,6 +38,7 @@ void Analyzer::Impl::close_run() {
 RunInfo Analyzer::Impl::run_info() const {
   RunInfo info;
   info.run = run.number;
+  info.file = options.stream_name;
   info.first_line = run.first_line;
   info.last_line = run.last_line;
   info.server = std::string(to_string(run.server));

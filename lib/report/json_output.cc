@@ -155,11 +155,39 @@ std::string to_json(const Report& report, int indent) {
     summary["capped"] = ojson{{"held_findings", c.held_findings}, {"facts", c.facts},
                               {"diagnostics", c.diagnostics},     {"runs", c.runs},
                               {"ranks", c.ranks},                 {"finding_bytes", c.finding_bytes}};
+  if (!s.compression.empty()) summary["compression"] = s.compression;
+  // Each input's own counts, in input order.
+  summary["files"] = ojson::array();
+  for (const FileSummary& file : report.files) {
+    ojson entry;
+    entry["file"] = file.file;
+    entry["lines"] = file.lines;
+    entry["runs"] = file.runs;
+    entry["findings"] = file.findings;
+    entry["worst_severity"] =
+        file.worst_severity ? std::string(to_string(*file.worst_severity)) : std::string("none");
+    entry["by_category"] = ojson::object();
+    for (const auto& [name, count] : file.by_category) entry["by_category"][name] = count;
+    entry["by_severity"] = ojson::object();
+    for (const auto& [name, count] : file.by_severity) entry["by_severity"][name] = count;
+    if (!file.compression.empty()) entry["compression"] = file.compression;
+    if (!file.input_error.empty()) entry["input_error"] = file.input_error;
+    summary["files"].push_back(std::move(entry));
+  }
   doc["summary"] = std::move(summary);
+  // Each input's own merged remediation: two servers need two lists.
+  doc["remediation_by_file"] = ojson::object();
+  for (const auto& [file, items] : report.remediation_by_file) {
+    ojson list = ojson::array();
+    for (const RemediationItem& item : items) list.push_back(remediation_json(item));
+    doc["remediation_by_file"][file] = std::move(list);
+  }
+  if (!report.input_error.empty()) doc["input_error"] = report.input_error;
   doc["runs"] = ojson::array();
   for (const RunInfo& r : report.runs) {
     ojson run;
     run["run"] = r.run;
+    if (!r.file.empty()) run["file"] = r.file;
     run["first_line"] = r.first_line;
     run["last_line"] = r.last_line;
     run["server"] = r.server;

@@ -15,6 +15,7 @@ struct Palette {
   const char* bold() const { return wrap("\x1b[1m"); }
   const char* dim() const { return wrap("\x1b[2m"); }
   const char* green() const { return wrap("\x1b[32m"); }
+  const char* red() const { return wrap("\x1b[31m"); }
   const char* severity(Severity s) const {
     switch (s) {
       case Severity::Fatal:
@@ -102,9 +103,8 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
   for (const ScanDiagnostic& d : report.diagnostics)
     out << p.dim() << escape_for_terminal(d.file) << ":" << d.line << ": note: "
         << escape_for_terminal(d.message) << p.reset() << "\n";
-  if (!report.remediation.empty()) {
-    out << p.bold() << "Suggested remediation:" << p.reset() << "\n";
-    for (const RemediationItem& item : report.remediation) {
+  auto write_items = [&](const std::vector<RemediationItem>& items) {
+    for (const RemediationItem& item : items) {
       out << "  " << p.green() << item_text(item) << p.reset();
       if (!item.why.empty())
         out << p.dim() << "  (" << escape_for_terminal(item.why) << ")" << p.reset();
@@ -113,7 +113,21 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
         out << "    " << p.dim() << "instead of " << escape_for_terminal(other) << p.reset() << "\n";
     }
     out << "\n";
+  };
+  if (report.remediation_by_file.size() > 1) {
+    // Several inputs (several servers, perhaps): each gets its own fixes.
+    for (const auto& [file, items] : report.remediation_by_file) {
+      if (items.empty()) continue;
+      out << p.bold() << "Suggested remediation for " << escape_for_terminal(file) << ":" << p.reset()
+          << "\n";
+      write_items(items);
+    }
+  } else if (!report.remediation.empty()) {
+    out << p.bold() << "Suggested remediation:" << p.reset() << "\n";
+    write_items(report.remediation);
   }
+  if (!report.input_error.empty())
+    out << p.red() << "input error: " << escape_for_terminal(report.input_error) << p.reset() << "\n";
   const Summary& s = report.summary;
   out << s.findings << (s.findings == 1 ? " finding" : " findings");
   if (!s.by_severity.empty()) {
@@ -133,6 +147,7 @@ void write_summary_text(std::ostream& out, const Report& report, const TextOptio
   if (s.runs > 1) out << ", " << s.runs << " launches";
   if (s.truncated_lines > 0) out << ", " << s.truncated_lines << " over-long lines truncated";
   if (s.findings_dropped > 0) out << ", " << s.findings_dropped << " findings not listed";
+  if (report.files.size() > 1) out << ", " << report.files.size() << " files";
   out << "\n";
 }
 

@@ -193,6 +193,7 @@ class Run:
     last_timestamp: str = ""
     first_timestamp_iso: str = ""
     last_timestamp_iso: str = ""
+    file: str = ""  # the input the launch was read from
 
     @classmethod
     def from_dict(cls, data: JSON) -> "Run":
@@ -208,6 +209,7 @@ class Run:
             last_timestamp=str(data.get("last_timestamp", "")),
             first_timestamp_iso=str(data.get("first_timestamp_iso", "")),
             last_timestamp_iso=str(data.get("last_timestamp_iso", "")),
+            file=str(data.get("file", "")),
         )
 
 
@@ -220,6 +222,10 @@ class Report:
     summary: Summary
     runs: List[Run]
     diagnostics: List[JSON]
+    #: Each input's own merged remediation, in input order.
+    remediation_by_file: Dict[str, List[Remediation]] = field(default_factory=dict)
+    #: Why the input could not be read to its end (corrupt or truncated compressed data); "" when read.
+    input_error: str = ""
     raw: JSON = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -230,6 +236,9 @@ class Report:
             summary=Summary.from_dict(data.get("summary", {})),
             runs=[Run.from_dict(r) for r in data.get("runs", [])],
             diagnostics=list(data.get("diagnostics", [])),
+            remediation_by_file={str(name): [Remediation.from_dict(r) for r in items]
+                                 for name, items in data.get("remediation_by_file", {}).items()},
+            input_error=str(data.get("input_error", "")),
             raw=data,
         )
 

@@ -96,3 +96,18 @@ def test_report_findings_are_typed_dataclasses(corpus):
     with pytest.raises(Exception):
         finding.rule = "changed"  # frozen
     assert json.loads(report.to_json()) == report.to_dict()
+
+
+def test_scan_reads_compressed_logs_and_reports_damage(corpus, data):
+    plain = logrx.scan(corpus / NOT_ENOUGH)
+    for name in ("log.gz", "log.zst", "log.xz", "log.bz2"):
+        report = logrx.scan(data / "compressed" / name)
+        assert [f.rule for f in report.findings] == [f.rule for f in plain.findings], name
+        assert report.raw["summary"]["compression"] in ("gzip", "zstd", "xz", "bzip2")
+        assert report.input_error == ""
+        assert report.runs[0].file == str(data / "compressed" / name)
+        assert list(report.remediation_by_file) == [str(data / "compressed" / name)]
+    with open(data / "compressed" / "log.gz", "rb") as handle:
+        assert [f.rule for f in logrx.scan(handle).findings] == [f.rule for f in plain.findings]
+    cut = logrx.scan(data / "compressed" / "truncated.gz")
+    assert "gzip" in cut.input_error
