@@ -189,8 +189,9 @@ void redact_finding(Finding& finding);
 void redact_report(Report& report);
 
 // The finding that best explains the report: of the latest launch over
-// earlier ones, the most severe, then the one a specific rule recognised
-// (over structure, over lexical), a cause over a wrapper, then the earliest.
+// earlier ones, the most severe, then a cause over a wrapper (a wrapper's
+// rule never outranks its cause, however that was recognised), then the one a
+// specific rule recognised (over structure, over lexical), then the earliest.
 // nullptr when there are no findings.
 const Finding* strongest_finding(const Report& report);
 

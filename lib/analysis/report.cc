@@ -110,7 +110,7 @@ const Finding* strongest_finding(const Report& report) {
   auto tier_rank = [](Tier t) { return t == Tier::Rule ? 2 : t == Tier::Structure ? 1 : 0; };
   const Finding* best = nullptr;
   auto key = [&](const Finding& f) {
-    return std::make_tuple(!f.stale, static_cast<int>(f.severity), tier_rank(f.tier), !f.wrapper);
+    return std::make_tuple(!f.stale, static_cast<int>(f.severity), !f.wrapper, tier_rank(f.tier));
   };
   for (const Finding& f : report.findings) {
     if (best == nullptr || key(f) > key(*best)) best = &f;

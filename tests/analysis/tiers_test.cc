@@ -159,3 +159,26 @@ TEST_CASE("The first half of a rejoined line is redacted too", "[analysis][tiers
   CHECK(f->evidence[0].text.find("sk-abcdefghijklmnop1234") == std::string::npos);
   CHECK(f->message.find("sk-abcdefghijklmnop1234") == std::string::npos);
 }
+
+TEST_CASE("A wrapper a rule knows never outranks the cause behind it", "[analysis][tiers]") {
+  Report report;
+  Finding wrapper;
+  wrapper.rule_id = "vllm.lifecycle.worker-failed";
+  wrapper.category = logrx::Category::Other;
+  wrapper.severity = logrx::Severity::Error;
+  wrapper.tier = logrx::Tier::Rule;
+  wrapper.wrapper = true;
+  wrapper.line = 20;
+  Finding cause;
+  cause.rule_id = "logrx.lexical.config";
+  cause.category = logrx::Category::ConfigConflict;
+  cause.severity = logrx::Severity::Error;
+  cause.tier = logrx::Tier::Lexical;
+  cause.line = 12;
+  report.findings = {wrapper, cause};
+  REQUIRE(strongest(report) != nullptr);
+  CHECK(strongest(report)->rule_id == "logrx.lexical.config");
+  // Severity still comes first: a fatal wrapper beats an error cause.
+  report.findings[0].severity = logrx::Severity::Fatal;
+  CHECK(strongest(report)->rule_id == "vllm.lifecycle.worker-failed");
+}
