@@ -264,6 +264,16 @@ struct Analyzer::Impl {
   std::int64_t seconds_in(const Timestamp& ts, int year);
   std::int64_t seconds_of(const Timestamp& ts);
   bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds);
+  // The line ends the open traceback with its exception (whatever its name).
+  bool ends_traceback(const std::string& message) const {
+    if (detail::is_exception_line(message)) return true;
+    return open_event.open && open_event.traceback && !open_event.frames.empty() &&
+           !open_event.after_exception && event.level.empty() && detail::is_traceback_tail(message);
+  }
+  // Names of "(Name pid=N)" prefixes seen around another server's lines (Ray's).
+  std::set<std::string> foreign_prefixes;
+  static constexpr std::size_t kMaxForeignPrefixes = 64;
+  void unwrap_foreign_prefix();
   void note_dated(const Timestamp& ts) {
     if (ts.year != 0) dated = {ts.year, ts.month};
   }

@@ -55,7 +55,7 @@ void Analyzer::Impl::track_event() {
   }
   if (!open_event.open) return;
   const std::string& m = event.message;
-  if (is_exception_line(m)) {
+  if (ends_traceback(m)) {
     if (open_event.first_exception.empty()) open_event.first_exception = m;
     open_event.last_exception = m;
     open_event.last_exception_line = event.line;

@@ -177,6 +177,10 @@ std::vector<Mention> find_mentions(std::string_view message) {
     // Names are short; a long run of word characters is data, and comparing
     // it with every known flag would cost time for nothing.
     if (word.size() < 4 || word.size() > 64) continue;
+    // A dotted word is a module path, an attribute or a file name
+    // (outlines.fsm.json_schema, model.safetensors), never a flag.
+    if (word.find('.') != std::string_view::npos && !(word.size() > 2 && word[0] == '-' && word[1] == '-'))
+      continue;
     std::optional<std::string> value;
     if (after < message.size() && message[after] == '=') {
       std::size_t k = after + 1;

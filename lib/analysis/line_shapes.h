@@ -59,6 +59,41 @@ inline bool is_exception_line(std::string_view message) {
   return false;
 }
 
+// The names vLLM gives its processes in the "(Name pid=N) " prefix. Any other
+// name in that shape is Ray's prefix for one of its actors (WorkerDict,
+// TaskRunner, LLMRayActor), whose raw output may come from any program.
+inline bool is_vllm_process_name(std::string_view name) {
+  for (std::string_view prefix : {"EngineCore", "APIServer", "ApiServer", "Vllm", "RayWorker", "DPCoordinator"})
+    if (detail::starts_with(name, prefix)) return true;
+  return name == "Worker" || detail::starts_with(name, "Worker_");
+}
+
+// The last line of a traceback names its exception whatever the class is
+// called: "LocalEntryNotFound: ...", "huggingface_hub.errors.OfflineModeIsEnabled:
+// ...", "StopIteration". Only read so after a traceback's frames, where a
+// CamelCase name at the start of a line can be nothing else.
+inline bool is_traceback_tail(std::string_view message) {
+  if (is_exception_line(message)) return true;
+  if (message.empty() || message[0] == ' ' || message[0] == '\t') return false;
+  std::size_t end = 0;
+  std::size_t component = 0;  // start of the last dotted component
+  auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  while (end < message.size() && (name_char(message[end]) || message[end] == '.')) {
+    if (message[end] == '.') component = end + 1;
+    ++end;
+  }
+  if (end == 0 || component >= end) return false;
+  if (end < message.size() && !(message[end] == ':' && (end + 1 == message.size() || message[end + 1] == ' ')))
+    return false;
+  std::string_view name = message.substr(component, end - component);
+  if (!(name[0] >= 'A' && name[0] <= 'Z') || name.size() < 4) return false;
+  bool lower = false;
+  for (char c : name) lower = lower || (c >= 'a' && c <= 'z');
+  return lower;
+}
+
 // A value computed from log text becomes a server argument if a supervisor
 // applies it: it must be one plain word that cannot read as another flag or
 // carry shell syntax. Literal values written in the rule are trusted.
@@ -107,6 +142,9 @@ inline bool is_quiet_level(std::string_view level) {
 
 inline bool opens_traceback(std::string_view message) {
   if (message.find("Traceback (most recent call last):") != std::string_view::npos) return true;
+  // An exception in a destructor or at interpreter exit: Python prints this
+  // line, then the traceback, which belongs to it.
+  if (detail::starts_with(message, "Exception ignored in")) return true;
   // multiprocessing's "Process EngineCore_DP0:" before a child's traceback
   if (detail::starts_with(message, "Process ") && !message.empty() && message.back() == ':' &&
       message.find(' ', 8) == std::string_view::npos)

@@ -39,6 +39,11 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
     pos = newline + 1;
     if (line.size() > options.max_line_bytes) return false;
     detail::HeaderView header = detail::parse_header(line);
+    // A Ray actor's prefix around another server's line is unwrapped by the full path.
+    if (header.dialect == Dialect::VLLM && header.level.empty() &&
+        (!foreign_prefixes.empty() || !is_vllm_process_name(header.process) ||
+         detail::parse_header(header.message).dialect != Dialect::Unknown))
+      return false;
     // The prefilter leaves out the structure and lexical rules: an error
     // line needs the full path so that they can still speak.
     // A line that may continue a cut one, joined with it, may match.
@@ -139,6 +144,37 @@ void Analyzer::Impl::apply_envelope() {
   }
 }
 
+// Ray forwards every actor's output behind "(ActorName pid=N) ", the shape of
+// vLLM's own process prefix. When what follows is another server's line
+// ("(WorkerDict pid=7) [2026-05-23 07:40:41 TP0] ..." from an SGLang engine
+// inside verl), the prefix is Ray's: the line is that server's, and the
+// prefix's later raw lines (its traceback) continue that server's events.
+void Analyzer::Impl::unwrap_foreign_prefix() {
+  if (event.dialect != Dialect::VLLM || !event.level.empty() || event.process.empty()) return;
+  detail::HeaderView inner = detail::parse_header(std::string_view(event.message));
+  bool foreign = inner.dialect != Dialect::Unknown && inner.dialect != Dialect::VLLM;
+  if (foreign) {
+    if (foreign_prefixes.size() < kMaxForeignPrefixes) foreign_prefixes.insert(event.process);
+    std::string message(inner.message);
+    event.dialect = inner.dialect;
+    event.has_timestamp = inner.has_timestamp;
+    event.timestamp = inner.timestamp;
+    event.timestamp_text.assign(inner.timestamp_text);
+    event.level.assign(inner.level);
+    if (!inner.process.empty()) event.process.assign(inner.process);
+    event.pid = inner.pid;
+    event.source.assign(inner.source);
+    event.message = std::move(message);
+    return;
+  }
+  if (foreign_prefixes.count(event.process) > 0 || !is_vllm_process_name(event.process)) {
+    // Raw output of a Ray actor: a headerless line of whatever runs inside
+    // (the server its other lines name, or the stream's).
+    event.dialect = Dialect::Unknown;
+    event.pid = -1;
+  }
+}
+
 void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_match, bool plain) {
   ++report.summary.lines;
   joined_from = 0;
@@ -147,6 +183,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   } else {
     parse_line(raw, report.summary.lines, event, false);
   }
+  unwrap_foreign_prefix();
   apply_envelope();
   event.truncated = truncated;
   if (truncated) ++report.summary.truncated_lines;
@@ -164,6 +201,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     redact_scratch = event.text;
     if (redact_secrets(redact_scratch)) {
       parse_line(raw, report.summary.lines, event, true);
+      unwrap_foreign_prefix();
       apply_envelope();
       event.truncated = truncated;
       find_matches();

@@ -29,7 +29,7 @@ void Analyzer::Impl::take_fallback_matches() {
   }
   if (!fallback_match) return;
   bool error_line = !is_quiet_level(event.level) &&
-                    (is_error_level(event.level) || is_exception_line(event.message) ||
+                    (is_error_level(event.level) || ends_traceback(event.message) ||
                      reports_error(event.message));
   for (Match& m : matches) {
     if (rules.rules[m.rule].tier == Tier::Rule || specific || !error_line) continue;

@@ -182,7 +182,7 @@ const std::map<std::string, FunctionSpec>& functions() {
       {"ceil", {1, 2}},      {"round", {1, 2}},  {"abs", {1, 1}},      {"num", {1, 1}},
       {"bytes", {1, 1}},     {"gib", {1, 1}},    {"gb", {1, 1}},       {"mib", {1, 1}},
       {"mb", {1, 1}},        {"if", {3, 3}},     {"defined", {1, 1}},  {"contains", {2, 2}},
-      {"icontains", {2, 2}}, {"fixed", {2, 2}},  {"lower", {1, 1}},
+      {"icontains", {2, 2}}, {"fixed", {2, 2}},  {"lower", {1, 1}},    {"version", {1, 1}},
   };
   return kFunctions;
 }
@@ -351,6 +351,30 @@ class Evaluator {
       auto v = eval(args[0]);
       if (!v) return std::nullopt;
       return Value::of(lowercase(v->to_string()));
+    }
+    if (f == "version") {
+      // "v0.10.1rc2+cu124" -> 10001 (major * 1e6 + minor * 1e3 + patch), so that
+      // versions compare as numbers: num("0.9.2") would read 0.9 > 0.10.
+      auto v = eval(args[0]);
+      if (!v) return std::nullopt;
+      std::string text = v->to_string();
+      std::size_t i = 0;
+      if (i < text.size() && (text[i] == 'v' || text[i] == 'V')) ++i;
+      double parts[3] = {0, 0, 0};
+      int count = 0;
+      while (count < 3 && i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        double part = 0;
+        int digits = 0;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 6) {
+          part = part * 10 + (text[i] - '0');
+          ++i;
+          ++digits;
+        }
+        parts[count++] = std::min(part, 999.0);
+        if (i < text.size() && text[i] == '.') ++i; else break;
+      }
+      if (count == 0) return std::nullopt;
+      return Value::of(parts[0] * 1e6 + parts[1] * 1e3 + parts[2]);
     }
     if (f == "fixed") {
       auto x = number(args[0]);

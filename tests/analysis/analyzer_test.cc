@@ -262,3 +262,31 @@ TEST_CASE("Timestamps without a year get one in ISO 8601", "[analysis][timestamp
     CHECK(first_iso(report) == "2026-05-23T07:40:41");
   }
 }
+
+TEST_CASE("Ray's actor prefix around another server's lines is not vLLM's", "[analysis][analyzer]") {
+  // An SGLang engine inside a Ray actor (verl, slime): every line behind
+  // "(WorkerDict pid=N) ", its traceback too.
+  auto report = scan_text(
+      load_builtin(),
+      "(WorkerDict pid=2345) [2025-06-01 10:00:00 TP0] Load weight begin. avail mem=77.32 GB\n"
+      "(WorkerDict pid=2345) [2025-06-01 10:00:05 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "(WorkerDict pid=2345)   File \"/usr/local/lib/python3.10/site-packages/sglang/srt/managers/scheduler.py\", line 100, in run\n"
+      "(WorkerDict pid=2345)     self.init_memory_pool()\n"
+      "(WorkerDict pid=2345) RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n");
+  REQUIRE_FALSE(report.runs.empty());
+  CHECK(report.runs.back().server == "sglang");
+  bool not_enough = false;
+  for (const Finding& f : report.findings) {
+    CHECK(f.server == "sglang");
+    if (f.rule_id == "sglang.memory.not-enough-memory") {
+      not_enough = true;
+      CHECK(f.event_start == 2);  // the traceback is one event with the scheduler line
+    }
+  }
+  CHECK(not_enough);
+  // vLLM's own prefixes stay vLLM's.
+  auto vllm = scan_text(load_builtin(),
+                        "(EngineCore_DP0 pid=79) INFO 12-25 04:49:08 [gpu_model_runner.py:3549] Model "
+                        "loading took 15.2683 GiB memory and 5.530168 seconds\n");
+  CHECK(vllm.runs.back().server == "vllm");
+}

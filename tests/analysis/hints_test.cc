@@ -25,6 +25,10 @@ TEST_CASE("Mentions: config keys, flags and variables with their values", "[anal
   CHECK(m[1].value == std::optional<std::string>("0"));
   CHECK(m[2].name == "--enforce-eager");
   CHECK(find_mentions("The model failed to load on this GPU").empty());
+  // Module paths and file names are not flags.
+  CHECK(find_mentions("ImportError: cannot import name 'build_regex_from_object' from "
+                      "'outlines.fsm.json_schema' (model.safetensors_index)")
+            .size() == 1);  // build_regex_from_object only
 }
 
 TEST_CASE("Comparisons: stated violations and requirements", "[analysis][hints]") {

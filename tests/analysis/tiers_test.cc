@@ -182,3 +182,19 @@ TEST_CASE("A wrapper a rule knows never outranks the cause behind it", "[analysi
   report.findings[0].severity = logrx::Severity::Fatal;
   CHECK(strongest(report)->rule_id == "vllm.lifecycle.worker-failed");
 }
+
+TEST_CASE("A traceback's last line is its exception whatever the class is called",
+          "[analysis][events]") {
+  auto report = logrx::test::scan_text(
+      logrx::test::load_builtin(),
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/site-packages/huggingface_hub/file_download.py\", line 1, in f\n"
+      "    raise LocalEntryNotFound(message)\n"
+      "huggingface_hub.errors.LocalEntryNotFound: Cannot find the requested files in the local cache\n");
+  REQUIRE_FALSE(report.findings.empty());
+  CHECK(report.findings[0].exception.find("LocalEntryNotFound") != std::string::npos);
+  CHECK(report.findings[0].severity >= logrx::Severity::Warning);
+  // Outside a traceback the same shape is just text.
+  auto plain = logrx::test::scan_text(logrx::test::load_builtin(), "LocalEntryNotFound: nothing here\n");
+  CHECK(plain.findings.empty());
+}

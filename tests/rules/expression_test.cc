@@ -148,3 +148,11 @@ TEST_CASE("Variables may start with inf or nan", "[rules][expression]") {
   CHECK(text("nan_count * 2", {{"nan_count", "4"}}) == "8");
   CHECK(text("infinity_x", {{"infinity_x", "1"}}) == "1");
 }
+
+TEST_CASE("Versions compare part by part, not as decimals", "[rules][expression]") {
+  CHECK(text("version(v)", {{"v", "0.10.1"}}) == "10001");
+  CHECK(text("version(v) > version(\"0.9.2\")", {{"v", "0.10.1rc2+cu124"}}) == "True");
+  CHECK(text("version(v) < version(\"0.10\")", {{"v", "v0.9.2"}}) == "True");
+  CHECK(text("version(v) >= version(\"0.10\")", {{"v", "0.10.0"}}) == "True");
+  CHECK_FALSE(eval("version(v)", {{"v", "main"}}).has_value());
+}
