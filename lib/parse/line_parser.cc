@@ -494,7 +494,90 @@ void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent
   parse_header(event);
 }
 
+namespace {
+
+// Launchers that tag every line of the processes they start, in front of
+// whatever those print: torch.distributed's "[rank0]: " (one space, then the
+// line), mpirun's
+// --tag-output "[1,0]<stderr>: " (after --timestamp-output's "Thu Jan 23
+// 11:55:50 2025"), Ray's "(pid=123) " and "(pid=123, ip=10.0.0.1) "; and the
+// "> " of a log quoted in Markdown, which pastes in issue threads carry. Returns
+// the index after the tag (0: none) and the rank or pid it names.
+std::size_t launcher_prefix(std::string_view text, std::string_view& tag) {
+  // A log quoted in Markdown ("> " before every line of a pasted excerpt).
+  if (text == ">") return 1;
+  if (starts_with(text, "> ")) return 2;
+  std::size_t at = 0;
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() > 25 && text[3] == ' ' &&
+      text[7] == ' ' && text[13] == ':' && text[16] == ':' && text[19] == ' ' && text[24] == '[')
+    at = 24;  // ctime(3): "Thu Jan 23 11:55:50 2025"
+  if (at < text.size() && text[at] == '[') {
+    std::string_view rest = text.substr(at + 1);
+    if (starts_with(rest, "rank")) {
+      std::size_t digits = 4;
+      while (digits < rest.size() && is_digit(rest[digits])) ++digits;
+      if (digits > 4 && digits + 1 < rest.size() && rest[digits] == ']' && rest[digits + 1] == ':') {
+        tag = rest.substr(0, digits);
+        std::size_t end = at + 1 + digits + 2;
+        if (end < text.size() && text[end] == ' ') ++end;
+        return end;
+      }
+      return 0;
+    }
+    // "[1,0]<stderr>:"
+    std::size_t i = 0;
+    while (i < rest.size() && is_digit(rest[i])) ++i;
+    if (i == 0 || i >= rest.size() || rest[i] != ',') return 0;
+    std::size_t j = i + 1;
+    while (j < rest.size() && is_digit(rest[j])) ++j;
+    if (j == i + 1 || j >= rest.size() || rest[j] != ']') return 0;
+    std::string_view stream = rest.substr(j + 1);
+    for (std::string_view name : {"<stderr>:", "<stdout>:", "<stddiag>:"}) {
+      if (starts_with(stream, name)) {
+        // mpirun puts the child's line right after the tag, indentation and all.
+        tag = rest.substr(0, j);
+        return at + 1 + j + 1 + name.size();
+      }
+    }
+    return 0;
+  }
+  if (at == 0 && starts_with(text, "(pid=")) {
+    std::size_t close = text.find(')');
+    if (close == std::string_view::npos || close < 6 || close > 64 || close + 1 >= text.size() ||
+        text[close + 1] != ' ')
+      return 0;
+    std::size_t i = 5;
+    while (i < close && is_digit(text[i])) ++i;
+    if (i == 5 || !(i == close || starts_with(text.substr(i), ", ip="))) return 0;
+    tag = text.substr(1, i - 1);
+    return close + 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+HeaderView parse_header_body(std::string_view text);
+
 HeaderView parse_header(std::string_view text) {
+  // At most two tags (a timestamped mpirun tag before torch's rank tag):
+  // a line of nothing but tags must not cost more.
+  std::string_view tag;
+  std::size_t skipped = 0;
+  for (int i = 0; i < 2; ++i) {
+    std::string_view this_tag;
+    std::size_t skip = launcher_prefix(text.substr(skipped), this_tag);
+    if (skip == 0) break;
+    if (tag.empty()) tag = this_tag;
+    skipped += skip;
+  }
+  if (skipped == 0) return parse_header_body(text);
+  HeaderView inner = parse_header_body(text.substr(skipped));
+  if (inner.process.empty()) inner.process = tag;
+  return inner;
+}
+
+HeaderView parse_header_body(std::string_view text) {
   HeaderView view;
   if (parse_sglang(text, view)) return view;
   if (!text.empty()) {

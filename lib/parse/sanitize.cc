@@ -109,6 +109,16 @@ bool needs_cleaning(std::string_view raw) {
   return false;
 }
 
+// A colour code whose ESC was lost on the way into a paste: "\xEF\xBF\xBD[1;36m"
+// (the ESC shown as U+FFFD, or an invalid byte in its place). Returns the
+// index after "[...m" at `i`, or 0 when none is there.
+std::size_t lost_colour_code_end(std::string_view text, std::size_t i) {
+  if (i >= text.size() || text[i] != '[') return 0;
+  std::size_t j = i + 1;
+  while (j < text.size() && j < i + 16 && ((text[j] >= '0' && text[j] <= '9') || text[j] == ';')) ++j;
+  return j < text.size() && text[j] == 'm' ? j + 1 : 0;
+}
+
 }  // namespace
 
 bool is_plain_text(std::string_view bytes) noexcept { return !needs_cleaning(bytes); }
@@ -134,9 +144,19 @@ void sanitize_line(std::string_view raw, std::string& out) {
       out.push_back(raw[i]);
       ++i;
     } else if (std::size_t len = valid_utf8_length(raw, i); len > 0) {
+      if (len == 3 && raw.compare(i, 3, kReplacement) == 0) {
+        if (std::size_t end = lost_colour_code_end(raw, i + 3); end > 0) {
+          i = end;
+          continue;
+        }
+      }
       out.append(raw.substr(i, len));
       i += len;
     } else {
+      if (std::size_t end = lost_colour_code_end(raw, i + 1); end > 0) {
+        i = end;
+        continue;
+      }
       out.append(kReplacement);
       ++i;
     }

@@ -50,7 +50,8 @@ TEST_CASE("Bracketed text that is not an SGLang header stays unknown", "[parse][
   LineEvent e;
   parse_line("[rank0]: Traceback (most recent call last):", 1, e);
   CHECK(e.dialect == Dialect::Unknown);
-  CHECK(e.message == "[rank0]: Traceback (most recent call last):");
+  // torch's rank tag is looked through (see "Launcher tags ..."), not read as a header.
+  CHECK(e.message == "Traceback (most recent call last):");
   parse_line("[2026-13-01 00:00:00] bad month", 1, e);
   CHECK(e.dialect == Dialect::Unknown);
 }
@@ -120,6 +121,16 @@ TEST_CASE("ANSI colour, OSC sequences and carriage returns are removed", "[parse
 
   parse_line("before\x1b]0;window title\x07" "after\x1b]8;;http://x\x1b\\" "link", 1, e);
   CHECK(e.text == "beforeafterlink");
+}
+
+TEST_CASE("Colour codes whose ESC a paste lost are removed too", "[parse][sanitize]") {
+  LineEvent e;
+  parse_line("\xEF\xBF\xBD[1;36m(EngineCore_0 pid=79)\xEF\xBF\xBD[0;0m ERROR 06-13 11:42:20 [core.py:1] boom", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "EngineCore_0");
+  CHECK(e.message == "boom");
+  parse_line("\x9b[31mred\xEF\xBF\xBD not a code", 1, e);
+  CHECK(e.text == "red\xEF\xBF\xBD not a code");
 }
 
 TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD, valid UTF-8 is kept", "[parse][sanitize]") {
@@ -192,4 +203,40 @@ TEST_CASE("Compose, docker --timestamps and syslog prefixes are looked through",
   CHECK(e.message == "Jan 17 10:00:00 gpu1 kernel: Out of memory: Killed process 1234 (python3)");
   parse_line("ValueError: a | b", 5, e);
   CHECK(e.dialect == Dialect::Unknown);
+}
+
+TEST_CASE("Launcher tags in front of a line are looked through", "[parse][launchers]") {
+  LineEvent e;
+  parse_line("[rank0]: Traceback (most recent call last):", 1, e);
+  CHECK(e.message == "Traceback (most recent call last):");
+  CHECK(e.process == "rank0");
+  parse_line("[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", 1, e);
+  CHECK(e.message == "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.");
+  CHECK(e.process == "rank1");
+  parse_line("Thu Jan 23 11:55:50 2025[1,1]<stderr>:  File \"/x/scheduler.py\", line 489, in f", 1, e);
+  CHECK(e.message == "  File \"/x/scheduler.py\", line 489, in f");
+  CHECK(e.process == "1,1");
+  parse_line("[1,0]<stdout>:[2026-05-23 07:40:41 TP0] Load weight begin. avail mem=77.32 GB", 1, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.process == "TP0");
+  CHECK(e.message == "Load weight begin. avail mem=77.32 GB");
+  parse_line("(pid=4242) INFO 12-25 04:49:08 [gpu_model_runner.py:3549] Model loading took 15.27 GiB", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "pid=4242");
+  // A log quoted in Markdown.
+  parse_line("> [2026-05-23 07:40:41 TP0] Scheduler hit an exception: Traceback (most recent call last):", 1, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.message == "Scheduler hit an exception: Traceback (most recent call last):");
+  parse_line(">   File \"/x/scheduler.py\", line 489, in f", 1, e);
+  CHECK(e.message == "  File \"/x/scheduler.py\", line 489, in f");
+  // Look-alikes are text.
+  parse_line("[rank] is not a tag", 1, e);
+  CHECK(e.message == "[rank] is not a tag");
+  parse_line("[1,2,3] list", 1, e);
+  CHECK(e.message == "[1,2,3] list");
+  // A line of nothing but tags stays bounded.
+  std::string tags;
+  for (int i = 0; i < 5000; ++i) tags += "[rank0]:";
+  parse_line(tags, 1, e);
+  CHECK(e.message.size() < tags.size());
 }
