@@ -19,7 +19,9 @@ namespace logrx {
 // variable with a value, or a model/request parameter (Ollama's Modelfile and
 // API options such as num_ctx), which no launch command carries.
 struct RemediationItem {
-  enum class Kind { Flag, Env, Param };
+  // Container: an option of the container the server runs in (docker run
+  // --shm-size, --ipc); like Param, never applied to the server's command line.
+  enum class Kind { Flag, Env, Param, Container };
   Kind kind = Kind::Flag;
   std::string name;
   std::optional<std::string> value;

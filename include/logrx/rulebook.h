@@ -27,7 +27,9 @@ namespace logrx {
 // and facts as {name} and embed expressions as {= expr}; `expr` computes the
 // value instead (see docs/rules.md for the expression language).
 struct RemediationSpec {
-  enum class Kind { Flag, Env, Param };
+  // Container: an option of the container the server runs in (docker run
+  // --shm-size, --ipc); like Param, never applied to the server's command line.
+  enum class Kind { Flag, Env, Param, Container };
   Kind kind = Kind::Flag;
   std::string name;          // "--mem-fraction-static" or "SGLANG_ENABLE_SPEC_V2"
   std::optional<std::string> value;

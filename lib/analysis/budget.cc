@@ -233,7 +233,9 @@ void write_budget_text(std::ostream& out, const MemoryBudget& b, bool color) {
     out << "Suggested flags:\n";
     for (const RemediationItem& item : b.remediation) {
       out << "  " << item.name;
-      if (item.value) out << (item.kind == RemediationItem::Kind::Env ? "=" : " ") << *item.value;
+      if (item.value)
+        out << (item.kind == RemediationItem::Kind::Env || item.kind == RemediationItem::Kind::Container ? "=" : " ")
+            << *item.value;
       if (!item.why.empty()) out << "  (" << item.why << ")";
       out << "\n";
     }

@@ -200,6 +200,10 @@ void Analyzer::Impl::check_remediation(Finding& f) const {
         item.applicable = false;
         if (item.note.empty()) item.note = "a model or request parameter, not a launch argument";
         break;
+      case RemediationItem::Kind::Container:
+        item.applicable = false;
+        if (item.note.empty()) item.note = "an option of the container (docker run), not of the server";
+        break;
       case RemediationItem::Kind::Env:
         if (!item.value) item.applicable = false;
         break;

@@ -158,6 +158,8 @@ inline RemediationItem::Kind to_item_kind(RemediationSpec::Kind kind) {
       return RemediationItem::Kind::Env;
     case RemediationSpec::Kind::Param:
       return RemediationItem::Kind::Param;
+    case RemediationSpec::Kind::Container:
+      return RemediationItem::Kind::Container;
     case RemediationSpec::Kind::Flag:
       break;
   }

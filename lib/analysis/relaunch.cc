@@ -187,6 +187,10 @@ void apply_items(const Rulebook& book, std::string_view server, const std::vecto
       outcome.skipped.push_back(item.name + " (a model or request parameter, not a launch argument)");
       continue;
     }
+    if (item.kind == RemediationItem::Kind::Container) {
+      outcome.skipped.push_back(item.name + " (an option of the container, not of the server)");
+      continue;
+    }
     if (!book.knows(server, item.name)) {
       outcome.skipped.push_back(item.name + " (not a known " + server_name +
                                 (item.kind == RemediationItem::Kind::Flag ? " flag)" : " variable)"));

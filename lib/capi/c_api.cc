@@ -314,10 +314,14 @@ char* logrx_apply_remediation(const logrx_rulebook* book, const char* server, co
     for (const json& entry : doc) {
       if (!entry.is_object()) continue;
       logrx::RemediationItem item;
-      const char* key = entry.contains("flag") ? "flag" : entry.contains("env") ? "env" : "param";
+      const char* key = entry.contains("flag")    ? "flag"
+                        : entry.contains("env")     ? "env"
+                        : entry.contains("container") ? "container"
+                                                      : "param";
       if (!entry.contains(key) || !entry[key].is_string()) continue;
       item.kind = key[0] == 'f'   ? logrx::RemediationItem::Kind::Flag
                   : key[0] == 'e' ? logrx::RemediationItem::Kind::Env
+                  : key[0] == 'c' ? logrx::RemediationItem::Kind::Container
                                   : logrx::RemediationItem::Kind::Param;
       item.name = entry[key].get<std::string>();
       if (entry.contains("value") && entry["value"].is_string()) item.value = entry["value"].get<std::string>();

@@ -126,6 +126,17 @@ bool lists(const std::vector<std::string>& names, const std::string& name) {
 // become an arbitrary argument of a relaunched server.
 void check_known(Diagnostics& errors, const RuleSpec& rule, const RemediationSpec& item,
                  const std::string& where, const std::vector<ServerFlags>& flags) {
+  if (item.kind == RemediationSpec::Kind::Container) {
+    // The options of docker run / podman run (and their Kubernetes
+    // equivalents) that a GPU server's container needs.
+    static const std::vector<std::string> kContainerOptions{
+        "--shm-size", "--ipc", "--gpus", "--runtime", "--ulimit", "--device", "--privileged",
+        "--cap-add", "--security-opt", "--network", "--memory", "--pids-limit", "--cpus"};
+    if (!lists(kContainerOptions, item.name))
+      add_error(errors, rule, "rule.unknown-flag", where + "/container",
+                "container option " + item.name + " is not one logrx knows (docker run)");
+    return;
+  }
   bool flag = item.kind == RemediationSpec::Kind::Flag;
   bool param = item.kind == RemediationSpec::Kind::Param;
   bool any_server = lists(rule.servers, "any");

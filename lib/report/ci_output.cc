@@ -52,7 +52,9 @@ std::string remediation_help(const RuleSpec& rule) {
   for (const RemediationSpec& item : rule.remediation) {
     help += item.alternative ? "\n  or: " : "\n  fix: ";
     help += item.name;
-    if (item.value) help += (item.kind == RemediationSpec::Kind::Env ? "=" : " ") + *item.value;
+    if (item.value)
+      help += (item.kind == RemediationSpec::Kind::Env || item.kind == RemediationSpec::Kind::Container ? "=" : " ") +
+              *item.value;
     if (!item.expr.empty()) help += " <computed: " + item.expr + ">";
     if (!item.when.empty()) help += "  (when " + item.when + ")";
   }
@@ -64,7 +66,9 @@ std::string finding_text(const Finding& f) {
   for (const RemediationItem& item : f.remediation) {
     text += item.alternative ? " | or " : " | fix ";
     text += item.name;
-    if (item.value) text += (item.kind == RemediationItem::Kind::Env ? "=" : " ") + *item.value;
+    if (item.value)
+      text += (item.kind == RemediationItem::Kind::Env || item.kind == RemediationItem::Kind::Container ? "=" : " ") +
+              *item.value;
   }
   if (f.stale) text += " (stale: from an earlier launch or another process)";
   return text;

@@ -30,9 +30,10 @@ ojson number_or_null(const std::optional<double>& value) {
 
 ojson remediation_json(const RemediationItem& item) {
   ojson out;
-  out[item.kind == RemediationItem::Kind::Flag  ? "flag"
-      : item.kind == RemediationItem::Kind::Env ? "env"
-                                                : "param"] = item.name;
+  out[item.kind == RemediationItem::Kind::Flag    ? "flag"
+      : item.kind == RemediationItem::Kind::Env   ? "env"
+      : item.kind == RemediationItem::Kind::Param ? "param"
+                                                  : "container"] = item.name;
   if (item.value) out["value"] = *item.value;
   if (!item.why.empty()) out["why"] = item.why;
   if (item.alternative) out["alternative"] = true;

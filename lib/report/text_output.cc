@@ -37,7 +37,8 @@ std::string item_text(const RemediationItem& item) {
     out = item.name + "=" + item.value.value_or("");
   } else {
     out = item.name;
-    if (item.value) out += " " + *item.value;
+    if (item.value) out += (item.kind == RemediationItem::Kind::Container ? "=" : " ") + *item.value;
+    if (item.kind == RemediationItem::Kind::Container) out = "docker run " + out;
   }
   return escape_for_terminal(out);
 }

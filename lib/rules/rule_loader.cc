@@ -356,16 +356,18 @@ class RuleReader {
       bool has_flag = item.contains("flag");
       bool has_env = item.contains("env");
       bool has_param = item.contains("param");
-      if (int(has_flag) + int(has_env) + int(has_param) != 1) {
+      bool has_container = item.contains("container");
+      if (int(has_flag) + int(has_env) + int(has_param) + int(has_container) != 1) {
         fail("rule.bad-remediation", where,
-             "a remediation item has exactly one of \"flag\", \"env\" or \"param\"");
+             "a remediation item has exactly one of \"flag\", \"env\", \"param\" or \"container\"");
         continue;
       }
-      const char* name_key = has_flag ? "flag" : has_env ? "env" : "param";
+      const char* name_key = has_flag ? "flag" : has_env ? "env" : has_param ? "param" : "container";
       const json& name = item.at(name_key);
-      out.kind = has_flag ? RemediationSpec::Kind::Flag
-                 : has_env ? RemediationSpec::Kind::Env
-                           : RemediationSpec::Kind::Param;
+      out.kind = has_flag    ? RemediationSpec::Kind::Flag
+                 : has_env   ? RemediationSpec::Kind::Env
+                 : has_param ? RemediationSpec::Kind::Param
+                             : RemediationSpec::Kind::Container;
       if (!name.is_string()) {
         fail("rule.wrong-type", where + "/" + name_key,
              std::string("\"") + name_key + "\" must be a string");
@@ -389,7 +391,7 @@ class RuleReader {
         }
       }
       for (const auto& [key, value] : item.items()) {
-        if (key == "flag" || key == "env" || key == "param") continue;
+        if (key == "flag" || key == "env" || key == "param" || key == "container") continue;
         if (key == "value") {
           if (value.is_string()) {
             out.value = value.get<std::string>();

@@ -28,7 +28,7 @@ class Remediation:
     as they are; `apply_remediation` applies only applicable, primary items.
     """
 
-    kind: str  # "flag", "env" or "param"
+    kind: str  # "flag", "env", "param" or "container" (docker run option)
     name: str  # "--mem-fraction-static", "PYTORCH_CUDA_ALLOC_CONF", "num_ctx"
     value: Optional[str]
     why: str = ""
@@ -41,7 +41,7 @@ class Remediation:
 
     @classmethod
     def from_dict(cls, data: JSON) -> "Remediation":
-        kind = next((k for k in ("flag", "env", "param") if k in data), "flag")
+        kind = next((k for k in ("flag", "env", "param", "container") if k in data), "flag")
         value = data.get("value")
         return cls(
             kind=kind,

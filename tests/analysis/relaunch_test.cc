@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "logrx/logrx.h"
+#include "logrx/output.h"
 #include "logrx/relaunch.h"
 #include "support/test_support.h"
 
@@ -257,4 +258,23 @@ TEST_CASE("The C API flushes a quiet stream and applies remediation", "[relaunch
   logrx_free(report);
   logrx_analyzer_free(an);
   logrx_rulebook_free(book);
+}
+
+TEST_CASE("A container option is prescribed but never put on the server's command line", "[relaunch]") {
+  Report report = test::scan_text(
+      builtin(),
+      "node-1:123:456 [0] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to "
+      "9637892 bytes\n"
+      "node-1:123:456 [0] misc/shmutils.cc:113 NCCL WARN Error while creating shared memory segment "
+      "/dev/shm/nccl-abc (size 9637888)\n");
+  const RemediationItem* shm = nullptr;
+  for (const RemediationItem& item : report.remediation)
+    if (item.kind == RemediationItem::Kind::Container) shm = &item;
+  REQUIRE(shm != nullptr);
+  CHECK(shm->name == "--shm-size");
+  CHECK_FALSE(shm->applicable);
+  CHECK(to_json(report).find("\"container\": \"--shm-size\"") != std::string::npos);
+  LaunchCommand command{{"vllm", "serve", "m"}, {}};
+  ApplyOutcome outcome = apply_remediation(builtin(), "vllm", report.remediation, command);
+  for (const std::string& word : command.argv) CHECK(word.find("shm") == std::string::npos);
 }
