@@ -77,8 +77,22 @@ void Analyzer::Impl::close_event() {
   held.clear();
   held_text.clear();
   held_bytes = 0;
+  // One rule matching several lines of one traceback (two frames, a logged
+  // error and the exception that carries it) is one error: the first line
+  // stands for it, counted once per line.
+  std::vector<Finding> closing;
   for (Held& h : waiting) {
     Finding& f = h.finding;
+    if (open_event.traceback) {
+      auto same = std::find_if(closing.begin(), closing.end(), [&f](const Finding& r) {
+        return r.rule_id == f.rule_id && r.stale == f.stale && r.run == f.run;
+      });
+      if (same != closing.end()) {
+        same->count += f.count;
+        same->last_line = std::max(same->last_line, std::max(f.line, f.last_line));
+        continue;
+      }
+    }
     // One finding at a time gets its own copy of the shared text: store()
     // keeps it only when the finding is new.
     if (h.message != kNoText) f.message = texts[h.message];
@@ -92,8 +106,9 @@ void Analyzer::Impl::close_event() {
         f.root_exception = open_event.first_exception;
     }
     if (f.process.empty()) f.process = open_event.process;
-    store(std::move(f));
+    closing.push_back(std::move(f));
   }
+  for (Finding& f : closing) store(std::move(f));
   open_event.reset();
 }
 

@@ -316,8 +316,8 @@ void Analyzer::Impl::store(Finding f) {
   }
   if (auto it = merged.find(key); it != merged.end()) {
     Finding& first = report.findings[it->second.index];
-    ++first.count;
-    first.last_line = std::max(first.last_line, f.line);
+    first.count += std::max<std::size_t>(f.count, 1);  // f may stand for several lines already
+    first.last_line = std::max({first.last_line, f.line, f.last_line});
     first.end_line = std::max(first.end_line, f.end_line);
     if (!f.process.empty() && it->second.ranks.count(f.process) == 0) {
       if (first.ranks.size() >= options.max_ranks_per_finding) {

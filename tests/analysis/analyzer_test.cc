@@ -290,3 +290,21 @@ TEST_CASE("Ray's actor prefix around another server's lines is not vLLM's", "[an
                         "loading took 15.2683 GiB memory and 5.530168 seconds\n");
   CHECK(vllm.runs.back().server == "vllm");
 }
+
+TEST_CASE("One rule on several lines of one traceback is one finding", "[analysis][events]") {
+  // The logged error and the exception that carries it, in one traceback.
+  auto report = scan_text(load_builtin(),
+                          "Traceback (most recent call last):\n"
+                          "  File \"/x/vllm/worker.py\", line 1, in f\n"
+                          "    raise RuntimeError(\"CUDA error: out of memory\")  # CUDA error: out of memory\n"
+                          "RuntimeError: CUDA error: out of memory\n");
+  std::size_t ooms = 0;
+  for (const Finding& f : report.findings)
+    if (f.rule_id == "pytorch.cuda.error-out-of-memory") {
+      ++ooms;
+      CHECK(f.count == 2);
+      CHECK(f.line == 3);
+      CHECK(f.last_line == 4);
+    }
+  CHECK(ooms == 1);
+}
