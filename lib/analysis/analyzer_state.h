@@ -274,6 +274,7 @@ struct Analyzer::Impl {
   std::set<std::string> foreign_prefixes;
   static constexpr std::size_t kMaxForeignPrefixes = 64;
   void unwrap_foreign_prefix();
+  void offer_fixes_per_server();
   void note_dated(const Timestamp& ts) {
     if (ts.year != 0) dated = {ts.year, ts.month};
   }

@@ -229,7 +229,10 @@ void Analyzer::Impl::check_remediation(Finding& f) const {
 // happened in.
 void Analyzer::Impl::refine_serverless_findings() {
   Dialect known = run.server != Dialect::Unknown ? run.server : stream_dialect;
-  if (known == Dialect::Unknown) return;
+  if (known == Dialect::Unknown) {
+    offer_fixes_per_server();
+    return;
+  }
   std::string server(to_string(known));
   auto refine = [&](Finding& f) {
     if (f.server != "unknown" || f.run != run.number) return;
@@ -247,6 +250,48 @@ void Analyzer::Impl::refine_serverless_findings() {
   for (std::size_t i = run.first_finding; i < report.findings.size(); ++i) refine(report.findings[i]);
 }
 
+
+// A pasted line that names no server (a bare traceback, a CUDA error): the
+// fixes that depend on the server are offered for the two that most logs
+// come from, as alternatives that say which server each is for, so the
+// reader is not left with nothing. They are advice: nothing is applied.
+void Analyzer::Impl::offer_fixes_per_server() {
+  static constexpr std::pair<const char*, const char*> kServers[] = {{"vllm", "vLLM"},
+                                                                     {"sglang", "SGLang"}};
+  // Bounded: a stream of thousands of distinct errors gets the offer on its
+  // first ones only (stored findings are capped by their bytes already).
+  constexpr std::size_t kMaxOffers = 32;
+  std::size_t offers = 0;
+  for (std::size_t i = run.first_finding; i < report.findings.size() && offers < kMaxOffers; ++i) {
+    Finding& f = report.findings[i];
+    if (f.server != "unknown" || f.run != run.number || f.severity < Severity::Warning) continue;
+    ++offers;
+    const RuleSpec* spec = rulebook.find(f.rule_id);
+    if (spec == nullptr || spec->trigger != Trigger::Line || spec->remediation.empty()) continue;
+    auto index = static_cast<std::size_t>(spec - rules.rules.data());
+    std::set<std::string> offered;
+    for (const RemediationItem& item : f.remediation) offered.insert(item.name);
+    for (const auto& [server, label] : kServers) {
+      std::map<std::string, Value> overrides{{"server", Value::of(std::string(server))},
+                                             {"phase", Value::of(f.phase)}};
+      lookup_overrides = &overrides;
+      std::vector<RemediationItem> items = build_remediation(index, &f.captures);
+      lookup_overrides = nullptr;
+      for (RemediationItem& item : items) {
+        if (offered.count(item.name) > 0) continue;
+        if (item.kind != RemediationItem::Kind::Container && item.kind != RemediationItem::Kind::Param &&
+            !rulebook.knows(server, item.name))
+          continue;
+        offered.insert(item.name);
+        item.alternative = true;
+        item.applicable = false;
+        item.why = std::string("if the server is ") + label + ": " + item.why;
+        item.note = std::string("for ") + label + "; the log does not say which server wrote it";
+        f.remediation.push_back(std::move(item));
+      }
+    }
+  }
+}
 
 void Analyzer::Impl::add_finding(Finding f) {
   if (f.severity >= Severity::Error) ++run.errors;

@@ -308,3 +308,29 @@ TEST_CASE("One rule on several lines of one traceback is one finding", "[analysi
     }
   CHECK(ooms == 1);
 }
+
+TEST_CASE("A log that names no server gets each likely server's fixes as labelled advice",
+          "[analysis][remediation]") {
+  const std::string oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.84 GiB. GPU 1 has a total "
+      "capacity of 94.50 GiB of which 4.33 GiB is free.\n";
+  auto bare = scan_text(load_builtin(), oom);
+  REQUIRE_FALSE(bare.findings.empty());
+  bool vllm = false, sglang = false;
+  for (const RemediationItem& item : bare.findings[0].remediation) {
+    if (item.why.rfind("if the server is ", 0) != 0) continue;
+    CHECK(item.alternative);
+    CHECK_FALSE(item.applicable);
+    vllm |= item.name == "--gpu-memory-utilization";
+    sglang |= item.name == "--mem-fraction-static";
+  }
+  CHECK(vllm);
+  CHECK(sglang);
+  // Once the log names its server, only that server's fixes remain.
+  auto named = scan_text(load_builtin(), "INFO 12-25 04:49:08 [api_server.py:1] vLLM API server version 0.11.0\n" + oom);
+  for (const Finding& f : named.findings)
+    for (const RemediationItem& item : f.remediation) {
+      CHECK(item.why.rfind("if the server is ", 0) != 0);
+      CHECK(item.name != "--mem-fraction-static");
+    }
+}
