@@ -98,8 +98,14 @@ bool Analyzer::Impl::reports_error(std::string_view message) {
 // the final exception, then the latest line.
 void Analyzer::Impl::resolve_fallback(bool in_event) {
   if (fallback.empty()) return;
+  // In an event, a rule that knows its first line explained it, also when it
+  // says the event is harmless ("Exception ignored in" a destructor at exit).
   bool has_cause = in_event ? std::any_of(held.begin(), held.end(),
-                                          [](const Held& h) { return is_cause(h.finding); })
+                                          [this](const Held& h) {
+                                            const Finding& f = h.finding;
+                                            return is_cause(f) || (f.tier == Tier::Rule && !f.wrapper &&
+                                                                   f.line == open_event.start);
+                                          })
                             : line_has_cause;
   // What follows a recognised error (a crashed webserver, shards shutting
   // down) is its consequence, not a new problem.

@@ -198,3 +198,17 @@ TEST_CASE("A traceback's last line is its exception whatever the class is called
   auto plain = logrx::test::scan_text(logrx::test::load_builtin(), "LocalEntryNotFound: nothing here\n");
   CHECK(plain.findings.empty());
 }
+
+TEST_CASE("A rule that knows an event's first line explains the event, harmless or not",
+          "[analysis][tiers]") {
+  // A destructor's traceback at interpreter exit, its last line pasted onto a frame.
+  auto report = scan_text(load_builtin(),
+                          "Exception ignored in: <function LLMEngine.__del__ at 0x7f672f8916c0>\n"
+                          "Traceback (most recent call last):\n"
+                          "  File \"/x/vllm/engine/llm_engine.py\", line 520, in __del__\n"
+                          "AttributeError: 'NoneType' object has no attribute 'getenv'\n");
+  for (const Finding& f : report.findings) {
+    CHECK(f.tier == Tier::Rule);
+    CHECK(f.severity <= Severity::Info);
+  }
+}
