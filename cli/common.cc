@@ -164,30 +164,11 @@ std::vector<Input> expand_inputs(const std::vector<std::string>& named,
 
 std::string read_decoded(const std::string& path,
                          const std::function<void(std::string_view)>& sink) {
-  std::string head;
-  std::unique_ptr<Decompressor> decoder;
-  std::string error;
-  auto decode = [&](std::string_view bytes) {
-    if (!error.empty()) return;
-    if (!decoder->feed(bytes, sink)) error = decoder->error();
-  };
-  std::string read_error = read_stream(path, [&](std::string_view bytes) {
-    if (!decoder) {
-      head.append(bytes.data(), bytes.size());
-      if (head.size() < kCompressionMagicBytes) return;
-      decoder = std::make_unique<Decompressor>(detect_compression(head));
-      decode(head);
-      head.clear();
-      return;
-    }
-    decode(bytes);
-  });
-  if (!decoder) {
-    decoder = std::make_unique<Decompressor>(detect_compression(head));
-    decode(head);
-  }
-  if (error.empty() && !decoder->finish(sink)) error = decoder->error();
-  return read_error.empty() ? error : read_error;
+  Decompressor decoder;
+  std::string read_error = read_stream(path, [&](std::string_view bytes) { decoder.feed(bytes, sink); });
+  if (!read_error.empty()) return read_error;
+  decoder.finish(sink);
+  return decoder.error();
 }
 
 std::vector<std::string> rotated_siblings(const std::string& path) {

@@ -7,7 +7,7 @@
 // Decompressor is for callers that join several inputs into one stream (a
 // rotated log's .gz siblings before the live file):
 //
-//   logrx::Decompressor decoder(logrx::detect_compression(first_bytes));
+//   logrx::Decompressor decoder;  // tells the format from the first bytes
 //   decoder.feed(bytes, [&](std::string_view text) { analyzer.feed(text); });
 //   if (!decoder.finish(sink)) std::cerr << decoder.error();
 //
@@ -52,6 +52,9 @@ class Decompressor {
   // memory stays bounded whatever the compression ratio.
   static constexpr std::size_t kOutputChunk = 256 * 1024;
 
+  // Tells the format from the stream's first bytes (holding at most
+  // kCompressionMagicBytes of them until it can); text passes through.
+  Decompressor();
   explicit Decompressor(Compression format);
   ~Decompressor();
   Decompressor(Decompressor&&) noexcept;
@@ -69,7 +72,7 @@ class Decompressor {
   // (truncated file) or an error came before.
   bool finish(const Sink& sink);
 
-  Compression format() const noexcept;
+  Compression format() const noexcept;  // None while still telling, or for text
   const std::string& error() const noexcept;  // "" while all is well
   std::uint64_t bytes_in() const noexcept;    // compressed bytes consumed
   std::uint64_t bytes_out() const noexcept;   // decoded bytes given to the sink

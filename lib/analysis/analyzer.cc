@@ -74,44 +74,22 @@ void Analyzer::on_unmatched_line(LineCallback callback) {
 }
 
 // A stream that starts with a compression format's magic number is decoded
-// first; its first bytes are held until they tell (at most 10).
+// first (the decoder holds at most its first 10 bytes to tell).
 void Analyzer::feed(std::string_view bytes) {
   Impl& impl = *impl_;
   impl.last_input = std::chrono::steady_clock::now();
   if (impl.finished || impl.input_failed) return;
-  if (impl.sniffing) {
-    if (impl.sniffed.empty() && !bytes.empty() && !may_be_compressed(bytes.substr(0, 1))) {
-      impl.sniffing = false;  // the common case: text, told by its first byte
-    } else {
-      std::size_t take = std::min(bytes.size(), kCompressionMagicBytes - impl.sniffed.size());
-      impl.sniffed.append(bytes.data(), take);
-      bytes.remove_prefix(take);
-      if (impl.sniffed.size() < kCompressionMagicBytes && may_be_compressed(impl.sniffed)) return;
-      impl.end_sniffing();
-    }
-  }
-  impl.feed_input(bytes);
-}
-
-void Analyzer::Impl::end_sniffing() {
-  sniffing = false;
-  Compression format = options.decompress ? detect_compression(sniffed) : Compression::None;
-  if (format != Compression::None) {
-    decoder = std::make_unique<Decompressor>(format);
-    report.summary.compression = std::string(to_string(format));
-  }
-  std::string first = std::move(sniffed);
-  sniffed.clear();
-  feed_input(first);
-}
-
-void Analyzer::Impl::feed_input(std::string_view bytes) {
-  if (bytes.empty() || input_failed) return;
-  if (!decoder) {
-    feed_text(bytes);
+  if (!impl.decoder) {
+    impl.feed_text(bytes);
     return;
   }
-  if (!decoder->feed(bytes, [this](std::string_view text) { feed_text(text); })) fail_input();
+  if (!impl.decoder->feed(bytes, [&impl](std::string_view text) { impl.feed_text(text); })) impl.fail_input();
+  impl.note_compression();
+}
+
+void Analyzer::Impl::note_compression() {
+  if (report.summary.compression.empty() && decoder->format() != Compression::None)
+    report.summary.compression = std::string(to_string(decoder->format()));
 }
 
 void Analyzer::Impl::fail_input() {
@@ -201,10 +179,11 @@ void Analyzer::feed_line(std::string_view line) {
 
 Report Analyzer::finish() {
   if (!impl_->finished) {
-    if (impl_->sniffing) impl_->end_sniffing();
-    if (impl_->decoder && !impl_->input_failed &&
-        !impl_->decoder->finish([this](std::string_view text) { impl_->feed_text(text); }))
-      impl_->fail_input();
+    if (impl_->decoder && !impl_->input_failed) {
+      if (!impl_->decoder->finish([this](std::string_view text) { impl_->feed_text(text); }))
+        impl_->fail_input();
+      impl_->note_compression();
+    }
     impl_->finish_stream();
     impl_->finished = true;
   }

@@ -58,6 +58,7 @@ struct Analyzer::Impl {
     }
     if (auto known = parse_dialect(options.server)) stream_dialect = *known;
     created_at = static_cast<std::int64_t>(std::time(nullptr));
+    if (options.decompress) decoder = std::make_unique<Decompressor>();
     start_run(1);
   }
 
@@ -168,14 +169,12 @@ struct Analyzer::Impl {
   std::size_t share_held_text(std::string& text);
   std::size_t stored_finding_bytes = 0;  // of report.findings and merge keys
   bool backwards_noted = false;          // timestamps going back reported once
-  // Compressed input: the first bytes are held until they tell the format.
-  bool sniffing = true;
-  std::string sniffed;
+  // Compressed input (options.decompress): the decoder tells the format
+  // from the first bytes and passes text through.
   std::unique_ptr<Decompressor> decoder;
   bool input_failed = false;  // undecodable data: the rest of the input is ignored
-  void end_sniffing();
-  void feed_input(std::string_view bytes);  // raw (maybe compressed) bytes
   void feed_text(std::string_view bytes);   // decoded bytes: lines, blocks, prefilter
+  void note_compression();
   void fail_input();
   // The latest timestamp of the stream that printed its year (a shipper's
   // envelope, a dated dialect): the year of those that print none.

@@ -301,6 +301,8 @@ std::unique_ptr<Backend> make_backend(Compression format) {
 
 struct Decompressor::Impl {
   Compression format = Compression::None;
+  bool detecting = false;  // the format is told from the first bytes, held in `head`
+  std::string head;
   std::unique_ptr<Backend> backend;
   std::vector<char> out;
   std::string error;
@@ -309,6 +311,16 @@ struct Decompressor::Impl {
   bool in_member = false;     // bytes of a member were read and its end not yet
   bool member_ended = false;  // the last member ended; what follows is another or padding
   bool trailing = false;      // bytes after the last member that start no other: ignored
+
+  void start(Compression f) {
+    format = f;
+    if (format == Compression::None) return;
+    backend = make_backend(format);
+    out.resize(kOutputChunk);
+    if (!backend)
+      fail("this logrx was built without its library; decompress the file first (or "
+           "rebuild with the library's -dev package installed)");
+  }
 
   void fail(std::string why) {
     if (error.empty()) error = std::string(to_string(format)) + ": " + std::move(why);
@@ -333,14 +345,10 @@ struct Decompressor::Impl {
   }
 };
 
+Decompressor::Decompressor() : impl_(std::make_unique<Impl>()) { impl_->detecting = true; }
+
 Decompressor::Decompressor(Compression format) : impl_(std::make_unique<Impl>()) {
-  impl_->format = format;
-  if (format == Compression::None) return;
-  impl_->backend = make_backend(format);
-  impl_->out.resize(kOutputChunk);
-  if (!impl_->backend)
-    impl_->fail("this logrx was built without its library; decompress the file first (or "
-                "rebuild with the library's -dev package installed)");
+  impl_->start(format);
 }
 
 Decompressor::~Decompressor() = default;
@@ -350,6 +358,22 @@ Decompressor& Decompressor::operator=(Decompressor&&) noexcept = default;
 bool Decompressor::feed(std::string_view bytes, const Sink& sink) {
   Impl& d = *impl_;
   if (!d.error.empty()) return false;
+  if (d.detecting) {
+    // The common case, text, is told by its first byte and never copied.
+    if (d.head.empty() && !bytes.empty() && !may_be_compressed(bytes.substr(0, 1))) {
+      d.detecting = false;
+    } else {
+      std::size_t take = std::min(bytes.size(), kCompressionMagicBytes - d.head.size());
+      d.head.append(bytes.data(), take);
+      bytes.remove_prefix(take);
+      if (d.head.size() < kCompressionMagicBytes && may_be_compressed(d.head)) return true;
+      d.detecting = false;
+      d.start(detect_compression(d.head));
+      std::string first = std::move(d.head);
+      d.head.clear();
+      if (!feed(first, sink)) return false;
+    }
+  }
   if (d.format == Compression::None) {
     d.in_total += bytes.size();
     d.out_total += bytes.size();
@@ -411,6 +435,14 @@ bool Decompressor::feed(std::string_view bytes, const Sink& sink) {
 bool Decompressor::finish(const Sink& sink) {
   Impl& d = *impl_;
   if (!d.error.empty()) return false;
+  if (d.detecting) {
+    // Fewer bytes than a magic number needs: whatever they start like, text.
+    d.detecting = false;
+    d.start(detect_compression(d.head));
+    std::string first = std::move(d.head);
+    d.head.clear();
+    if (!feed(first, sink)) return false;
+  }
   if (d.format == Compression::None || d.in_total == 0) return true;
   for (int rounds = 0;; ++rounds) {
     std::size_t out_left = d.out.size();
