@@ -64,13 +64,7 @@ void drop_findings(Report& report, Predicate drop) {
   // A report of one input: its own remediation and counts follow the findings kept.
   report.remediation = merge_remediation(report.findings);
   if (report.remediation_by_file.size() == 1) report.remediation_by_file[0].second = report.remediation;
-  if (report.files.size() == 1) {
-    FileSummary& file = report.files[0];
-    file.findings = report.summary.findings;
-    file.worst_severity = report.summary.worst_severity;
-    file.by_category = report.summary.by_category;
-    file.by_severity = report.summary.by_severity;
-  }
+  if (report.files.size() == 1) report.files[0].summary = report.summary;
 }
 
 }  // namespace logrx::cli

@@ -150,13 +150,7 @@ struct Summary {
 // The counts of one input stream, kept apart when several are merged.
 struct FileSummary {
   std::string file;  // the stream name
-  std::uint64_t lines = 0;
-  int runs = 0;
-  std::size_t findings = 0;
-  std::optional<Severity> worst_severity;
-  std::map<std::string, std::size_t> by_category;
-  std::map<std::string, std::size_t> by_severity;
-  std::string compression;
+  Summary summary;   // that stream's own
   std::string input_error;
 };
 

@@ -46,17 +46,7 @@ void Analyzer::Impl::finish_stream() {
   if (options.redact) detail::redact_report_except_findings(report);
   // After the choke point: the copy is of redacted items.
   report.remediation_by_file = {{options.stream_name, report.remediation}};
-  FileSummary own;
-  own.file = options.stream_name;
-  own.lines = report.summary.lines;
-  own.runs = report.summary.runs;
-  own.findings = report.summary.findings;
-  own.worst_severity = report.summary.worst_severity;
-  own.by_category = report.summary.by_category;
-  own.by_severity = report.summary.by_severity;
-  own.compression = report.summary.compression;
-  own.input_error = report.input_error;
-  report.files = {std::move(own)};
+  report.files = {FileSummary{options.stream_name, report.summary, report.input_error}};
 }
 
 

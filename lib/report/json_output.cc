@@ -130,6 +130,22 @@ std::string finding_to_json(const Finding& finding, int indent) {
   return escape_json_controls(finding_json(finding).dump(indent, ' ', false, ojson::error_handler_t::replace));
 }
 
+namespace {
+
+// The counts a report and each of its inputs give.
+void put_counts(ojson& out, const Summary& s) {
+  out["lines"] = s.lines;
+  out["findings"] = s.findings;
+  out["worst_severity"] =
+      s.worst_severity ? std::string(to_string(*s.worst_severity)) : std::string("none");
+  out["by_category"] = ojson::object();
+  for (const auto& [name, count] : s.by_category) out["by_category"][name] = count;
+  out["by_severity"] = ojson::object();
+  for (const auto& [name, count] : s.by_severity) out["by_severity"][name] = count;
+}
+
+}  // namespace
+
 std::string to_json(const Report& report, int indent) {
   ojson doc;
   doc["findings"] = ojson::array();
@@ -139,14 +155,7 @@ std::string to_json(const Report& report, int indent) {
     doc["remediation"].push_back(remediation_json(item));
   const Summary& s = report.summary;
   ojson summary;
-  summary["lines"] = s.lines;
-  summary["findings"] = s.findings;
-  summary["worst_severity"] =
-      s.worst_severity ? std::string(to_string(*s.worst_severity)) : std::string("none");
-  summary["by_category"] = ojson::object();
-  for (const auto& [name, count] : s.by_category) summary["by_category"][name] = count;
-  summary["by_severity"] = ojson::object();
-  for (const auto& [name, count] : s.by_severity) summary["by_severity"][name] = count;
+  put_counts(summary, s);
   summary["findings_dropped"] = s.findings_dropped;
   summary["truncated_lines"] = s.truncated_lines;
   summary["runs"] = s.runs;
@@ -162,16 +171,9 @@ std::string to_json(const Report& report, int indent) {
   for (const FileSummary& file : report.files) {
     ojson entry;
     entry["file"] = file.file;
-    entry["lines"] = file.lines;
-    entry["runs"] = file.runs;
-    entry["findings"] = file.findings;
-    entry["worst_severity"] =
-        file.worst_severity ? std::string(to_string(*file.worst_severity)) : std::string("none");
-    entry["by_category"] = ojson::object();
-    for (const auto& [name, count] : file.by_category) entry["by_category"][name] = count;
-    entry["by_severity"] = ojson::object();
-    for (const auto& [name, count] : file.by_severity) entry["by_severity"][name] = count;
-    if (!file.compression.empty()) entry["compression"] = file.compression;
+    put_counts(entry, file.summary);
+    entry["runs"] = file.summary.runs;
+    if (!file.summary.compression.empty()) entry["compression"] = file.summary.compression;
     if (!file.input_error.empty()) entry["input_error"] = file.input_error;
     summary["files"].push_back(std::move(entry));
   }

@@ -44,7 +44,7 @@ std::string scan_json(const logrx::Rulebook& book, const std::string& bytes, std
     analyzer.feed(std::string_view(bytes).substr(at, piece));
   logrx::Report report = analyzer.finish();
   report.summary.compression.clear();
-  for (logrx::FileSummary& file : report.files) file.compression.clear();
+  for (logrx::FileSummary& file : report.files) file.summary.compression.clear();
   return logrx::to_json(report);
 }
 
