@@ -58,6 +58,12 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options) {
 
 std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink) {
+  return read_stream(path, sink, sink, 0);
+}
+
+std::string read_stream(const std::string& path, const std::function<void(std::string_view)>& sink,
+                        const std::function<void(std::string_view)>& file_sink,
+                        std::size_t file_piece) {
   int fd = 0;
   bool is_stdin = path == "-";
   if (is_stdin && ::isatty(STDIN_FILENO) != 0)
@@ -75,24 +81,40 @@ std::string read_stream(const std::string& path,
   // Large reads: the analyzer splits lines itself, so a chunk boundary may
   // fall anywhere.
   static constexpr std::size_t kChunk = 1 << 18;
-  std::vector<char> buffer(kChunk);
   std::string error;
   // A pipe can stay open and silent (`tail -F log | logrx scan`): wait for
   // data or a stop signal, so Ctrl-C ends the input and the report is still
   // printed.
   struct stat info {};
   bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  std::size_t size = kChunk;
+  if (regular && file_piece > kChunk) {
+    // No bigger than the file (plus a byte to see its end in one read).
+    auto file_size = static_cast<std::size_t>(info.st_size > 0 ? info.st_size : 0);
+    size = std::max(kChunk, std::min(file_piece, file_size + 1));
+  }
+  std::unique_ptr<char[]> buffer(new char[size]);
+  const auto& deliver = regular ? file_sink : sink;
   while (!stop_requested()) {
     if (!regular && !wait_readable(fd)) break;
-    ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      error = std::strerror(errno);
-      break;
-    }
-    if (n == 0) break;
-    sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-    if (stdout_closed()) break;
+    // A regular file fills the buffer before it is handed on.
+    std::size_t filled = 0;
+    bool at_end = false;
+    do {
+      ssize_t n = ::read(fd, buffer.get() + filled, size - filled);
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        error = std::strerror(errno);
+        break;
+      }
+      if (n == 0) {
+        at_end = true;
+        break;
+      }
+      filled += static_cast<std::size_t>(n);
+    } while (regular && filled < size && !stop_requested());
+    if (filled > 0) deliver(std::string_view(buffer.get(), filled));
+    if (!error.empty() || at_end || stdout_closed()) break;
   }
   if (stop_requested() && !regular && error.empty() && !stdout_closed()) {
     // What the writer had already sent when the stop came is part of the
@@ -101,10 +123,10 @@ std::string read_stream(const std::string& path,
     while (drained < (std::size_t{16} << 20)) {
       pollfd ready{fd, POLLIN, 0};
       if (::poll(&ready, 1, 0) <= 0 || (ready.revents & POLLIN) == 0) break;
-      ssize_t n = ::read(fd, buffer.data(), buffer.size());
+      ssize_t n = ::read(fd, buffer.get(), size);
       if (n <= 0) break;
       drained += static_cast<std::size_t>(n);
-      sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+      sink(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
     }
   }
   if (!is_stdin) ::close(fd);

@@ -104,6 +104,15 @@ std::optional<Rulebook> load_rulebook(const RuleOptions& options);
 std::string read_stream(const std::string& path,
                         const std::function<void(std::string_view)>& sink);
 
+// read_stream, with a regular file given to `file_sink` in pieces of up to
+// `file_piece` bytes (Analyzer::feed_all's parallel scanning needs large
+// ones); pipes and terminals still go to `sink` as they arrive. Reading,
+// not mapping, the file: a file truncated while mapped (logrotate's
+// copytruncate) would kill the process with SIGBUS.
+std::string read_stream(const std::string& path, const std::function<void(std::string_view)>& sink,
+                        const std::function<void(std::string_view)>& file_sink,
+                        std::size_t file_piece);
+
 // One input of scan/lint: a path to read, or why a named input has none.
 struct Input {
   std::string path;

@@ -23,6 +23,7 @@ struct ScanOptions {
   std::string launch_command;
   std::string since;
   int year = 0;  // --year: of timestamps that print none; 0 infers it
+  unsigned threads = 0;  // --threads: for regular files; 0 = the cores available
   std::string server;
   bool no_redact = false;
   RuleOptions rules;

@@ -98,6 +98,16 @@ class Analyzer {
   // Feeds raw bytes; lines may span calls.
   void feed(std::string_view bytes);
 
+  // feed() for bytes that are all in memory at once (a large piece of a
+  // regular file). With threads > 1 (0: the cores available), the stateless
+  // work on them (the block prefilter, parsing the headers of lines no rule
+  // can match) runs on that many threads ahead of the analysis, which stays
+  // in line order, so the report is exactly the one feed(bytes) gives. The
+  // bytes must stay valid until the call returns; extra memory is bounded
+  // (a few MiB per thread) whatever their size. Small inputs, compressed
+  // ones and streams in a shipper's envelope are simply fed.
+  void feed_all(std::string_view bytes, unsigned threads = 0);
+
   // Feeds one complete line (without its terminator). Like feed(), it
   // removes a log shipper's envelope the stream turns out to have.
   void feed_line(std::string_view line);

@@ -87,13 +87,30 @@ void Analyzer::Impl::fail_input() {
   report.input_error = decoder->error() + "; the report covers the lines decoded before it";
 }
 
-void Analyzer::Impl::feed_text(std::string_view bytes) {
+void Analyzer::Impl::feed_text(std::string_view bytes) { feed_blocks(bytes, nullptr, 0); }
+
+void Analyzer::Impl::feed_blocks(std::string_view bytes, const detail::BlockSurvey* surveys,
+                                 std::size_t count) {
+  std::size_t index = 0;
+  for (std::size_t start = 0; start < bytes.size(); ++index) {
+    std::size_t end = detail::block_end(bytes, start);
+    const detail::BlockSurvey* survey = index < count ? &surveys[index] : nullptr;
+    std::string_view block = bytes.substr(start, end - start);
+    if (survey != nullptr &&
+        (survey->block.data() != block.data() || survey->block.size() != block.size()))
+      survey = nullptr;
+    feed_block(block, survey);
+    start = end;
+  }
+}
+
+void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurvey* survey) {
   Impl& impl = *this;
-  auto run_lines = [&impl](std::string_view block, bool may_match, bool plain) {
+  auto run_lines = [&impl](std::string_view lines, bool may_match, bool plain) {
     // A line that began in an earlier block is always matched in full, and
     // its earlier part was not checked for plainness.
     bool first_line_spans = impl.splitter.has_pending();
-    impl.splitter.feed(block, [&](std::string_view line, bool truncated) {
+    impl.splitter.feed(lines, [&](std::string_view line, bool truncated) {
       if (impl.envelope.passthrough())
         impl.process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
       else
@@ -104,57 +121,46 @@ void Analyzer::Impl::feed_text(std::string_view bytes) {
   // Once a run is serving, most lines are batch statistics and access logs
   // that only phase markers match. One pass of the literal prefilter over a block
   // of lines tells whether any line in it can matter; if none can, the lines
-  // are still parsed (runs, events, timestamps) but not matched. Blocks are
-  // small so that a rare problem line keeps only its neighbours from being
-  // skipped, and only plain ASCII blocks qualify: sanitising could otherwise
-  // change what matches.
-  constexpr std::size_t kBlock = 8 * 1024;
-  while (!bytes.empty()) {
-    std::size_t block_end = bytes.size();
-    if (block_end > kBlock) {
-      std::size_t newline = bytes.find('\n', kBlock);
-      block_end = newline == std::string_view::npos ? bytes.size() : newline + 1;
-    }
-    std::string_view block = bytes.substr(0, block_end);
-    bool may_match = true;
-    bool plain = is_plain_text(block);
-    // The prefilter is built on first use (a few milliseconds): only once the
-    // stream has shown enough serving traffic for it to pay off.
-    constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
-    if (impl.run.phase == 5) impl.serving_bytes += block.size();
-    // The prefilter reads the raw bytes: an envelope's escapes would hide
-    // what it looks for.
-    if (plain && impl.envelope.passthrough() && impl.run.phase == 5 &&
-        impl.serving_bytes > kPrefilterAfterBytes &&
-        !impl.options.include_silent && !impl.unmatched_callback && impl.rules.has_prefilter()) {
-      may_match = impl.rules.block_may_match(block, impl.prefilter_scratch, impl.retired);
-    }
-    if (may_match) {
-      run_lines(block, true, plain);
-    } else {
-      // No rule can match a line of this block. A line that began in an
-      // earlier buffer is still matched in full (its start was not scanned
-      // with it), and an unfinished last line waits for the next buffer, where
-      // it will be matched in full too; the complete lines between take the
-      // light path.
-      std::string_view rest = block;
-      if (impl.splitter.has_pending()) {
-        std::size_t newline = rest.find('\n');
-        std::size_t end = newline == std::string_view::npos ? rest.size() : newline + 1;
-        run_lines(rest.substr(0, end), false, plain);
-        rest.remove_prefix(end);
-      }
-      std::size_t last = rest.rfind('\n');
-      std::string_view whole = last == std::string_view::npos ? std::string_view{} : rest.substr(0, last + 1);
-      std::string_view tail = rest.substr(whole.size());
-      // A block with an error line is matched in full: the structure and
-      // lexical rules the prefilter leaves out may still speak on it.
-      if (!whole.empty() && !impl.process_unmatched_block(whole))
-        run_lines(whole, impl.block_needs_matching, plain);
-      if (!tail.empty()) run_lines(tail, false, plain);
-    }
-    bytes.remove_prefix(block_end);
+  // are still parsed (runs, events, timestamps) but not matched. Only plain
+  // ASCII blocks qualify: sanitising could otherwise change what matches.
+  bool may_match = true;
+  bool plain = survey != nullptr ? survey->plain : is_plain_text(block);
+  // The prefilter is built on first use (a few milliseconds): only once the
+  // stream has shown enough serving traffic for it to pay off.
+  constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
+  if (run.phase == 5) serving_bytes += block.size();
+  // The prefilter reads the raw bytes: an envelope's escapes would hide
+  // what it looks for.
+  if (plain && envelope.passthrough() && run.phase == 5 && serving_bytes > kPrefilterAfterBytes &&
+      !options.include_silent && !unmatched_callback && rules.has_prefilter()) {
+    may_match = survey != nullptr && survey->potentials_known
+                    ? rules.any_live(survey->potentials, retired)
+                    : rules.block_may_match(block, prefilter_scratch, retired);
   }
+  if (may_match) {
+    run_lines(block, true, plain);
+    return;
+  }
+  // No rule can match a line of this block. A line that began in an
+  // earlier buffer is still matched in full (its start was not scanned
+  // with it), and an unfinished last line waits for the next buffer, where
+  // it will be matched in full too; the complete lines between take the
+  // light path.
+  std::string_view rest = block;
+  if (splitter.has_pending()) {
+    std::size_t newline = rest.find('\n');
+    std::size_t end = newline == std::string_view::npos ? rest.size() : newline + 1;
+    run_lines(rest.substr(0, end), false, plain);
+    rest.remove_prefix(end);
+  }
+  std::size_t last = rest.rfind('\n');
+  std::string_view whole = last == std::string_view::npos ? std::string_view{} : rest.substr(0, last + 1);
+  std::string_view tail = rest.substr(whole.size());
+  // A block with an error line is matched in full: the structure and
+  // lexical rules the prefilter leaves out may still speak on it.
+  if (!whole.empty() && !process_unmatched_block(whole, survey))
+    run_lines(whole, block_needs_matching, plain);
+  if (!tail.empty()) run_lines(tail, false, plain);
 }
 
 void Analyzer::feed_line(std::string_view line) {

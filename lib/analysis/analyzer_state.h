@@ -28,6 +28,7 @@
 #include <re2/re2.h>
 
 #include "analysis/analyzer_impl.h"
+#include "analysis/block_survey.h"
 #include "analysis/line_shapes.h"
 #include "analysis/hints.h"
 #include "logrx/analyzer.h"
@@ -174,6 +175,19 @@ struct Analyzer::Impl {
   std::unique_ptr<Decompressor> decoder;
   bool input_failed = false;  // undecodable data: the rest of the input is ignored
   void feed_text(std::string_view bytes);   // decoded bytes: lines, blocks, prefilter
+  // feed_text with the surveys of bytes' blocks made ahead (feed_all), in
+  // block order; a survey that does not fit its block is ignored.
+  void feed_blocks(std::string_view bytes, const detail::BlockSurvey* surveys, std::size_t count);
+  void feed_block(std::string_view block, const detail::BlockSurvey* survey);
+  // The stateless part of a block's light path (headers, lines the tiers must
+  // see), of the complete lines `whole`.
+  static void survey_lines(std::string_view whole, std::size_t max_line_bytes,
+                           detail::BlockSurvey& out);
+  // Everything a survey holds, for a block of a stream in passthrough (no envelope).
+  static void survey_block(std::string_view block, const Rulebook::Impl& rules,
+                           Rulebook::Impl::PrefilterScratch& scratch, std::size_t max_line_bytes,
+                           detail::BlockSurvey& out);
+  void feed_parallel(std::string_view bytes, unsigned threads);
   void note_compression();
   void fail_input();
   // The latest timestamp of the stream that printed its year (a shipper's
@@ -210,11 +224,7 @@ struct Analyzer::Impl {
   const std::map<std::string, Value>* lookup_overrides = nullptr;  // refine_serverless_findings
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
-  struct LightLine {
-    std::string_view text;
-    detail::HeaderView header;
-  };
-  std::vector<LightLine> light_lines;  // scratch of process_unmatched_block
+  detail::BlockSurvey local_survey;     // process_unmatched_block's, when none was made ahead
   bool block_needs_matching = false;   // why process_unmatched_block declined
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
@@ -296,7 +306,8 @@ struct Analyzer::Impl {
   // going back, an over-long line, findings waiting on an open event, a
   // custom ready pattern) sends the whole block down the full path.
   // Returns false when the block must take the full path.
-  bool process_unmatched_block(std::string_view block);
+  // `survey`, when given, was made of `block` ahead (else one is made here).
+  bool process_unmatched_block(std::string_view block, const detail::BlockSurvey* survey);
 
   // ---- events ----------------------------------------------------------------
 

@@ -17,80 +17,71 @@ using namespace detail;
 // going back, an over-long line, findings waiting on an open event, a
 // custom ready pattern) sends the whole block down the full path.
 // Returns false when the block must take the full path.
-bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
+bool Analyzer::Impl::process_unmatched_block(std::string_view block,
+                                             const detail::BlockSurvey* survey) {
   block_needs_matching = false;
   if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
     return false;
-  light_lines.clear();
+  if (survey == nullptr || !survey->lines_known || survey->lines_range.data() != block.data() ||
+      survey->lines_range.size() != block.size()) {
+    local_survey.clear();
+    survey_lines(block, options.max_line_bytes, local_survey);
+    survey = &local_survey;
+  }
+  // A line the structure and lexical tiers must see wins over every other
+  // reason to decline: a declined block is otherwise not matched at all.
+  if (survey->needs_matching || (survey->first_may_continue && !cut.message.empty())) {
+    block_needs_matching = true;
+    return false;
+  }
+  // A Ray actor's prefix around another server's line is unwrapped by the full path.
+  if (survey->declined || (survey->levelless_vllm && !foreign_prefixes.empty())) return false;
+  const std::vector<SurveyedLine>& lines = survey->lines;
   bool has_ts = run.has_timestamp;
   Timestamp last_ts = run.last_timestamp;
   std::int64_t last_seconds = run.last_seconds;
-  // Event state as the full path would have it: closed, opened by an SGLang
-  // header line of this block (a header line never continues an event, so
-  // the state after it depends on that line alone), or open from before.
-  enum class State { Closed, OpenedHere, OpenBefore };
-  State state = open_event.open ? State::OpenBefore : State::Closed;
+  // Event state as the full path would have it. Open: by an SGLang header
+  // line of this block, or from before the block and able to close without
+  // a word (no finding held for it, no fallback pending, not a vLLM record a
+  // vLLM line could continue). A header line of another dialect, or a vLLM
+  // one, never continues such an event; a raw line does, and the event's
+  // lines then need the full path from where it opened. Loud: open from
+  // before with something to say when it closes (the full path says it).
+  enum class State { Closed, Open, Loud };
+  State state = State::Closed;
+  if (open_event.open)
+    state = fallback.empty() && open_event.dialect != Dialect::VLLM ? State::Open : State::Loud;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::size_t full_from = kNone;  // first line that needs the full path
-  std::size_t opened_at = 0;
-  for (std::size_t pos = 0; pos < block.size();) {
-    std::size_t newline = block.find('\n', pos);
-    std::string_view line = block.substr(pos, newline - pos);
-    pos = newline + 1;
-    if (line.size() > options.max_line_bytes) return false;
-    detail::HeaderView header = detail::parse_header(line);
-    // A Ray actor's prefix around another server's line is unwrapped by the full path.
-    if (header.dialect == Dialect::VLLM && header.level.empty() &&
-        (!foreign_prefixes.empty() || !is_vllm_process_name(header.process) ||
-         detail::parse_header(header.message).dialect != Dialect::Unknown))
-      return false;
-    // The prefilter leaves out the structure and lexical rules: an error
-    // line needs the full path so that they can still speak.
-    // A line that may continue a cut one, joined with it, may match.
-    auto continues_cut = [&] {
-      if (!may_continue(header.dialect, header.message)) return false;
-      return light_lines.empty() ? !cut.message.empty()
-                                 : may_be_cut(light_lines.back().header.message);
-    };
-    if (is_error_level(header.level) ||
-        (!is_quiet_level(header.level) &&
-         (is_exception_line(header.message) || reports_error(header.message))) ||
-        continues_cut() || detail::has_escaped_quotes(header.message)) {
-      block_needs_matching = true;
-      return false;
-    }
-    std::size_t index = light_lines.size();
-    light_lines.push_back(LightLine{line, header});
-    if (full_from != kNone) continue;  // the full path checks those lines itself
-    if (header.has_timestamp) {
-      if (has_ts && jumped_back(header.timestamp, last_ts, last_seconds)) return false;
+  std::size_t full_from = state == State::Loud ? 0 : kNone;  // first line that needs the full path
+  std::size_t open_from = 0;  // the line that opened the open event (0: before the block)
+  for (std::size_t index = 0; index < lines.size() && full_from == kNone; ++index) {
+    const SurveyedLine& l = lines[index];
+    // The full path checks the lines from full_from on itself.
+    if (l.header.has_timestamp) {
+      if (has_ts && jumped_back(l.header.timestamp, last_ts, last_seconds)) return false;
       has_ts = true;
-      last_ts = header.timestamp;
-      last_seconds = seconds_of(header.timestamp);
+      last_ts = l.header.timestamp;
+      last_seconds = seconds_of(l.header.timestamp);
     }
-    if (header.dialect == Dialect::SGLang) {
-      state = State::OpenedHere;
-      opened_at = index;
+    if (l.header.dialect == Dialect::SGLang) {
+      state = State::Open;
+      open_from = index;
       continue;
     }
-    bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
-                 (header.dialect == Dialect::VLLM &&
-                  (header.level == "ERROR" || header.level == "CRITICAL"));
-    if (state == State::Closed) {
-      if (opens) full_from = index;
-    } else {
-      full_from = state == State::OpenedHere ? opened_at : 0;
+    if (state == State::Open && l.header.dialect == Dialect::Unknown) {
+      full_from = open_from;
+      break;
     }
+    state = State::Closed;
+    if (l.opens) full_from = index;
   }
   if (full_from == kNone) {
     // The last line always goes the full way, so `event` is what it would be.
-    full_from = state == State::OpenedHere ? opened_at
-                : state == State::Closed   ? light_lines.size() - 1
-                                           : 0;
+    full_from = state == State::Open ? open_from : lines.size() - 1;
   }
   std::string_view last_timestamp_text;
   for (std::size_t i = 0; i < full_from; ++i) {
-    const LightLine& l = light_lines[i];
+    const SurveyedLine& l = lines[i];
     std::uint64_t number = ++report.summary.lines;
     if (l.header.dialect != Dialect::Unknown) stream_dialect = l.header.dialect;
     note_server(l.header.dialect, l.header.message);
@@ -105,18 +96,87 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block) {
       note_dated(l.header.timestamp);
       run.has_timestamp = true;
       run.last_timestamp = l.header.timestamp;
-      run.last_seconds = seconds_of(l.header.timestamp);
       last_timestamp_text = l.header.timestamp_text;
     }
   }
-  if (!last_timestamp_text.empty()) run.last_timestamp_text.assign(last_timestamp_text);
+  if (!last_timestamp_text.empty()) {
+    run.last_timestamp_text.assign(last_timestamp_text);
+    run.last_seconds = seconds_of(run.last_timestamp);
+  }
   // The line before full_from is not continued by it (or the block would
   // have been declined), so no cut line is pending there.
   if (full_from > 0) cut.message.clear();
-  for (std::size_t i = full_from; i < light_lines.size(); ++i)
-    process(light_lines[i].text, false, false, true);
-  prefiltered_lines += light_lines.size();
+  for (std::size_t i = full_from; i < lines.size(); ++i) process(lines[i].text, false, false, true);
+  prefiltered_lines += lines.size();
   return true;
+}
+
+void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_bytes,
+                                  detail::BlockSurvey& out) {
+  out.lines_known = true;
+  out.lines_range = whole;
+  const SurveyedLine* previous = nullptr;
+  for (std::size_t pos = 0; pos < whole.size();) {
+    std::size_t newline = whole.find('\n', pos);
+    if (newline == std::string_view::npos) newline = whole.size();
+    std::string_view line = whole.substr(pos, newline - pos);
+    pos = newline + 1;
+    if (line.size() > max_line_bytes) {
+      // Not parsed: what the tiers would say of it is unknown.
+      out.declined = true;
+      out.needs_matching = true;
+      return;
+    }
+    detail::HeaderView header = detail::parse_header(line);
+    if (header.dialect == Dialect::VLLM && header.level.empty()) {
+      if (!is_vllm_process_name(header.process) ||
+          detail::parse_header(header.message).dialect != Dialect::Unknown)
+        out.declined = true;
+      out.levelless_vllm = true;
+    }
+    // The prefilter leaves out the structure and lexical rules: an error
+    // line needs the full path so that they can still speak. A line that may
+    // continue a cut one, joined with it, may match.
+    bool continues = may_continue(header.dialect, header.message);
+    if (previous == nullptr) {
+      out.first_may_continue = continues;
+    } else if (continues && may_be_cut(previous->header.message)) {
+      out.needs_matching = true;
+    }
+    if (is_error_level(header.level) ||
+        (!is_quiet_level(header.level) &&
+         (is_exception_line(header.message) || reports_error(header.message))) ||
+        detail::has_escaped_quotes(header.message)) {
+      out.needs_matching = true;
+    }
+    if (out.needs_matching) return;  // the block is matched in full: the rest is not needed
+    bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
+                 (header.dialect == Dialect::VLLM &&
+                  (header.level == "ERROR" || header.level == "CRITICAL"));
+    out.lines.push_back(SurveyedLine{line, header, opens});
+    previous = &out.lines.back();
+  }
+}
+
+void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& rules,
+                                  Rulebook::Impl::PrefilterScratch& scratch,
+                                  std::size_t max_line_bytes, detail::BlockSurvey& out) {
+  out.block = block;
+  out.plain = is_plain_text(block);
+  if (!out.plain || !rules.has_prefilter()) return;
+  out.potentials = rules.block_potentials(block, scratch);
+  out.potentials_known = true;
+  // Lines are only surveyed where the light path may take them: no rule
+  // left in the block but ones a launch may have retired (the analysis knows
+  // which it has).
+  bool may_be_light = std::all_of(out.potentials.begin(), out.potentials.end(), [&](int id) {
+    return rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])]
+               .retire_after >= 0;
+  });
+  if (!may_be_light) return;
+  std::size_t last = block.rfind('\n');
+  if (last == std::string_view::npos) return;
+  survey_lines(block.substr(0, last + 1), max_line_bytes, out);
 }
 
 void Analyzer::Impl::process_enveloped(std::string_view raw, bool truncated) {

@@ -74,7 +74,15 @@ void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& cod
                               rule.json_pointer.empty() ? "" : rule.json_pointer + relative});
 }
 
-bool known_variable(const std::string& name, const std::set<std::string>& known) {
+// The names a rule's expressions and templates may read: its own captures
+// and every fact of the rulebook (shared, not copied per rule).
+struct Known {
+  const std::set<std::string>& facts;
+  std::set<std::string> captures;
+  std::size_t count(const std::string& name) const { return captures.count(name) + facts.count(name); }
+};
+
+bool known_variable(const std::string& name, const Known& known) {
   if (known.count(name) > 0) return true;
   for (const char* builtin : kBuiltinVariables)
     if (name == builtin) return true;
@@ -84,7 +92,7 @@ bool known_variable(const std::string& name, const std::set<std::string>& known)
 std::optional<detail::Expression> check_expression(Diagnostics& errors, const RuleSpec& rule,
                                                    const std::string& source,
                                                    const std::string& relative,
-                                                   const std::set<std::string>& known) {
+                                                   const Known& known) {
   std::string error;
   auto expression = detail::Expression::parse(source, &error);
   if (!expression) {
@@ -102,7 +110,7 @@ std::optional<detail::Expression> check_expression(Diagnostics& errors, const Ru
 }
 
 void check_template(Diagnostics& errors, const RuleSpec& rule, const std::string& text,
-                    const std::string& relative, const std::set<std::string>& known) {
+                    const std::string& relative, const Known& known) {
   auto refs = detail::template_references(text);
   if (!refs.error.empty()) {
     add_error(errors, rule, "rule.bad-template", relative, "bad template: " + refs.error);
@@ -247,6 +255,34 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
       for (RuleSpec& rule : files.rules) loaded.push_back(std::move(rule));
     }
   }
+  // What loading leaves to first use: compiling each rule's regex and the
+  // selector, and what only a compiled regex tells.
+  for (const RuleSpec& rule : loaded) {
+    if (rule.trigger != Trigger::Line) continue;
+    re2::RE2 regex(rule.pattern, regex_options(kRuleMaxMem));
+    if (!regex.ok()) {
+      bool reported = std::any_of(problems.begin(), problems.end(), [&](const Diagnostic& d) {
+        return d.rule_id == rule.id && d.code == "rule.bad-pattern";
+      });
+      if (!reported)
+        add_error(problems, rule, "rule.bad-pattern", "/pattern",
+                  "pattern does not compile: " + regex.error());
+      continue;
+    }
+    if (re2::RE2::PartialMatch("", regex))
+      add_error(problems, rule, "rule.matches-everything", "/pattern",
+                "pattern matches the empty string, so it would fire on every line");
+    std::vector<std::string> groups(static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1);
+    for (const auto& [name, index] : regex.NamedCapturingGroups()) groups[static_cast<std::size_t>(index)] = name;
+    if (groups != capture_groups(rule.pattern))
+      add_error(problems, rule, "engine.capture-groups", "/pattern",
+                "logrx reads this pattern's capture groups differently from RE2 (a logrx bug; "
+                "please report it): its captures would not be filled");
+  }
+  if (book && !RulebookAccess::impl(*book).compile_selector())
+    problems.push_back(Diagnostic{"engine.out-of-memory",
+                                  "the rulebook's combined patterns exceed RE2's memory budget", "",
+                                  "", 0, 0, ""});
   for (const RuleSpec& rule : loaded) {
     if (book) lint_remediation(problems, *book, rule);
     if (rule.trigger == Trigger::Engine) continue;
@@ -279,6 +315,7 @@ std::string line_anywhere_pattern(std::string_view source) {
 bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
   out.clear();
   if (selector_rules.empty()) return true;
+  if (!compile_selector()) return false;
   re2::RE2::Set::ErrorInfo info{};
   re2::StringPiece text(message.data(), message.size());
   // Most lines match nothing: asking only whether anything matches stops at
@@ -297,6 +334,67 @@ const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
   return nullptr;
 }
 
+bool Rulebook::Impl::compile_selector() const {
+  std::call_once(selector_once, [this] { selector_ok = selector->Compile(); });
+  return selector_ok;
+}
+
+const re2::RE2& LazyRegex::get() const {
+  std::call_once(once_, [this] { regex_ = std::make_unique<re2::RE2>(pattern_, regex_options(kRuleMaxMem)); });
+  return *regex_;
+}
+
+std::vector<std::string> capture_groups(std::string_view pattern) {
+  std::vector<std::string> groups{""};
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
+        // \Q...\E: literal text up to \E (or the end).
+        std::size_t end = pattern.find("\\E", i + 2);
+        i = end == std::string_view::npos ? pattern.size() : end + 1;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    if (c == '[') {
+      // A class: a leading ']' (after an optional '^') is literal, "[:name:]"
+      // is a named class, escapes escape.
+      std::size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') {
+        if (pattern[j] == '\\') {
+          j += 2;
+        } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
+          std::size_t end = pattern.find(":]", j + 2);
+          j = end == std::string_view::npos ? j + 1 : end + 2;
+        } else {
+          ++j;
+        }
+      }
+      i = j;
+      continue;
+    }
+    if (c != '(') continue;
+    if (i + 1 >= pattern.size() || pattern[i + 1] != '?') {
+      groups.emplace_back();
+      continue;
+    }
+    // (?P<name>...) and (?<name>...) capture; other (?...) forms do not.
+    std::size_t name_at = std::string_view::npos;
+    if (pattern.compare(i + 2, 2, "P<") == 0) name_at = i + 4;
+    else if (i + 2 < pattern.size() && pattern[i + 2] == '<') name_at = i + 3;
+    if (name_at == std::string_view::npos) continue;
+    std::size_t close = pattern.find('>', name_at);
+    if (close == std::string_view::npos) break;
+    groups.emplace_back(pattern.substr(name_at, close - name_at));
+    i = close;
+  }
+  return groups;
+}
+
 bool Rulebook::Impl::has_prefilter() const {
   std::call_once(prefilter_once, [this] { build_prefilter(*this, rules); });
   return prefilter_ok;
@@ -305,6 +403,11 @@ bool Rulebook::Impl::has_prefilter() const {
 bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& scratch,
                                      const std::vector<char>& retired) const {
   if (!has_prefilter()) return true;
+  return any_live(block_potentials(block, scratch), retired);
+}
+
+const std::vector<int>& Rulebook::Impl::block_potentials(std::string_view block,
+                                                         PrefilterScratch& scratch) const {
   if (!scratch.scanner) build_stream_scanner(block, scratch);
   bool tune = scratch.rebuilds < kMaxScannerRebuilds;
   if (tune) {
@@ -316,8 +419,13 @@ bool Rulebook::Impl::block_may_match(std::string_view block, PrefilterScratch& s
   scratch.atoms.insert(scratch.atoms.end(), scratch.assumed.begin(), scratch.assumed.end());
   prefilter->AllPotentials(scratch.atoms, &scratch.potentials);
   if (tune) tune_stream_scanner(block, scratch);
-  if (retired.empty()) return !scratch.potentials.empty();
-  return std::any_of(scratch.potentials.begin(), scratch.potentials.end(), [&](int id) {
+  return scratch.potentials;
+}
+
+bool Rulebook::Impl::any_live(const std::vector<int>& potentials,
+                              const std::vector<char>& retired) const {
+  if (retired.empty()) return !potentials.empty();
+  return std::any_of(potentials.begin(), potentials.end(), [&](int id) {
     return !retired[static_cast<std::size_t>(prefilter_rules[static_cast<std::size_t>(id)])];
   });
 }
@@ -366,7 +474,7 @@ void Rulebook::Impl::build_stream_scanner(std::string_view sample, PrefilterScra
   }
   std::vector<std::uint32_t> counts;
   detail::LiteralScanner::count_grams(sample, counts);
-  scratch.scanner = std::make_unique<detail::LiteralScanner>(std::move(scanned_atoms), &counts);
+  scratch.scanner = std::make_shared<const detail::LiteralScanner>(std::move(scanned_atoms), &counts);
 }
 
 bool Rulebook::Impl::applies_to(std::size_t index, Dialect dialect) const {
@@ -379,11 +487,15 @@ bool Rulebook::Impl::extract(std::size_t index, std::string_view message,
                              std::map<std::string, std::string>& captures) const {
   const CompiledRule& rule = compiled[index];
   if (!rule.regex) return false;
-  std::size_t groups = rule.group_names.size();
+  const re2::RE2& regex = rule.regex->get();
+  if (!regex.ok()) return false;
+  // From RE2 itself (the text's reading agrees for every rule lint accepts).
+  auto groups = static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1;
+  if (groups != rule.group_names.size()) return false;
   // Few rules have more than a handful of groups; the vector is only built
   // for lines that already passed the selector.
   std::vector<re2::StringPiece> pieces(groups);
-  if (!rule.regex->Match(re2::StringPiece(message.data(), message.size()), 0, message.size(),
+  if (!regex.Match(re2::StringPiece(message.data(), message.size()), 0, message.size(),
                          re2::RE2::UNANCHORED, pieces.data(), static_cast<int>(groups)))
     return false;
   captures.clear();
@@ -455,28 +567,9 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
   impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   impl->compiled.reserve(rules.size());
 
-  // The two costly steps are independent: each rule's own regex (for its
-  // captures) and the combined selector. They run side by side, which keeps
-  // start-up (a CLI call, a supervisor) short.
-  std::vector<std::unique_ptr<re2::RE2>> regexes(rules.size());
-  auto compile_regexes = [&rules, &regexes] {
-    for (std::size_t i = 0; i < rules.size(); ++i)
-      if (rules[i].trigger == Trigger::Line)
-        regexes[i] = std::make_unique<re2::RE2>(rules[i].pattern, regex_options(kRuleMaxMem));
-  };
-  std::exception_ptr worker_failure;
-  std::thread worker;
-  try {
-    worker = std::thread([&] {
-      try {
-        compile_regexes();
-      } catch (...) {
-        worker_failure = std::current_exception();
-      }
-    });
-  } catch (const std::system_error&) {
-    compile_regexes();  // no thread to be had: one after the other
-  }
+  // Adding a pattern to the selector parses it, which is what tells a bad
+  // one; the selector's automaton and each rule's own regex are compiled
+  // when first used (Rulebook::lint compiles them all and checks them).
   std::vector<int> set_indices(rules.size(), -1);
   std::vector<std::string> set_errors(rules.size());
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -484,39 +577,29 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     set_indices[i] = impl->selector->Add(rules[i].pattern, &set_errors[i]);
     if (set_indices[i] >= 0) impl->selector_rules.push_back(static_cast<int>(i));
   }
-  bool selector_ok = impl->selector_rules.empty() || impl->selector->Compile();
-  if (worker.joinable()) worker.join();
-  if (worker_failure) std::rethrow_exception(worker_failure);
 
   for (std::size_t rule_index = 0; rule_index < rules.size(); ++rule_index) {
     const RuleSpec& rule = rules[rule_index];
     CompiledRule compiled;
-    std::set<std::string> known = global_facts;
+    Known known{global_facts, {}};
     if (rule.trigger == Trigger::Line) {
-      compiled.regex = std::move(regexes[rule_index]);
-      if (!compiled.regex->ok()) {
+      if (set_indices[rule_index] < 0) {
         add_error(errors, rule, "rule.bad-pattern", "/pattern",
-                  "pattern does not compile: " + compiled.regex->error());
+                  "pattern does not compile: " + set_errors[rule_index]);
         impl->compiled.push_back(std::move(compiled));
         continue;
       }
-      if (re2::RE2::PartialMatch("", *compiled.regex))
-        add_error(errors, rule, "rule.matches-everything", "/pattern",
-                  "pattern matches the empty string, so it would fire on every line");
-      compiled.group_names.assign(
-          static_cast<std::size_t>(compiled.regex->NumberOfCapturingGroups()) + 1, "");
-      for (const auto& [name, index] : compiled.regex->NamedCapturingGroups()) {
-        compiled.group_names[static_cast<std::size_t>(index)] = name;
-        known.insert(name);
+      compiled.regex = std::make_unique<LazyRegex>(rule.pattern);
+      compiled.group_names = capture_groups(rule.pattern);
+      for (const std::string& name : compiled.group_names) {
+        if (name.empty()) continue;
+        known.captures.insert(name);
         // The run variable wins a lookup, so such a capture could never be read.
         for (const char* builtin : kBuiltinVariables)
           if (name == builtin)
             add_error(errors, rule, "rule.capture-shadows-variable", "/pattern",
                       "capture (?P<" + name + ">...) has the name of a run variable; rename it");
       }
-      if (set_indices[rule_index] < 0)
-        add_error(errors, rule, "rule.bad-pattern", "/pattern",
-                  "pattern rejected: " + set_errors[rule_index]);
     } else if (rule.trigger == Trigger::Facts) {
       impl->fact_rules.push_back(static_cast<int>(rule_index));
     } else if (rule.trigger == Trigger::RunEnd) {
@@ -589,12 +672,6 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     impl->compiled.push_back(std::move(compiled));
   }
   if (errors.size() != errors_before) return std::nullopt;
-  if (!selector_ok) {
-    errors.push_back(Diagnostic{"engine.out-of-memory",
-                                "the rulebook's combined patterns exceed RE2's memory budget", "",
-                                "", 0, 0, ""});
-    return std::nullopt;
-  }
   impl->rules = std::move(rules);
   return Rulebook(std::move(impl));
 }

@@ -22,8 +22,28 @@ struct CompiledRemediation {
   std::optional<detail::Expression> when;
 };
 
+// A rule's own regex (for its captures), compiled on its first candidate
+// line: most rules never match in a given stream, and compiling them all
+// would double the rulebook's load time. Thread-safe.
+class LazyRegex {
+ public:
+  explicit LazyRegex(std::string pattern) : pattern_(std::move(pattern)) {}
+  const re2::RE2& get() const;
+
+ private:
+  std::string pattern_;
+  mutable std::once_flag once_;
+  mutable std::unique_ptr<re2::RE2> regex_;
+};
+
+// The capture groups of an RE2 pattern by index (0, the whole match, first):
+// the name of each, "" for unnamed ones, read from the pattern's text so the
+// rulebook can be checked without compiling every regex. Rulebook::lint
+// compares it with RE2's own answer for every rule.
+std::vector<std::string> capture_groups(std::string_view pattern);
+
 struct CompiledRule {
-  std::unique_ptr<re2::RE2> regex;       // line rules only
+  std::unique_ptr<LazyRegex> regex;      // line rules only
   std::unique_ptr<re2::RE2> raised_in;   // structure rules that name the raising module
   std::vector<std::string> group_names;  // by group index (1-based); "" for unnamed groups
   bool any_server = false;
@@ -41,7 +61,12 @@ struct CompiledRule {
 struct Rulebook::Impl {
   std::vector<RuleSpec> rules;  // sorted by id
   std::vector<CompiledRule> compiled;
+  // Every line rule's pattern in one automaton; compiled on first use (a
+  // rulebook that is only listed or linted never needs it), once, thread-safely.
   std::unique_ptr<re2::RE2::Set> selector;
+  mutable std::once_flag selector_once;
+  mutable bool selector_ok = false;
+  bool compile_selector() const;
   // The prefilter of every line rule that can have an effect once a run is
   // serving (all but the phase markers): RE2's FilteredRE2 turns each pattern
   // into a formula over required literals ("atoms"), and the scanner finds the
@@ -69,7 +94,9 @@ struct Rulebook::Impl {
   // (sampled from the first block it filters), which keeps false hits to a
   // fraction of a percent of the positions it tests.
   struct PrefilterScratch {
-    std::unique_ptr<detail::LiteralScanner> scanner;
+    // Shared and never changed once built: a tuned scratch can be copied to
+    // other threads (tuning builds a new scanner).
+    std::shared_ptr<const detail::LiteralScanner> scanner;
     std::vector<int> scanned;  // scanner index -> atom index
     std::vector<int> assumed;  // atoms taken as present without scanning, sorted
     std::vector<std::uint32_t> attempts;  // per scanned atom, while tuning
@@ -83,6 +110,13 @@ struct Rulebook::Impl {
   // matches in its current launch.
   bool block_may_match(std::string_view block, PrefilterScratch& scratch,
                        const std::vector<char>& retired) const;
+  // The prefilter ids (see prefilter_rules) of the rules whose formula holds
+  // for block, in scratch.potentials; requires has_prefilter(). Stateless but
+  // for the scratch, so blocks can be filtered on several threads, one
+  // scratch each.
+  const std::vector<int>& block_potentials(std::string_view block, PrefilterScratch& scratch) const;
+  // Whether any of `potentials` is a rule not `retired` (by rule index, may be empty).
+  bool any_live(const std::vector<int>& potentials, const std::vector<char>& retired) const;
   mutable std::vector<int> prefilter_rules;  // prefilter id -> rule index
   static constexpr int kMaxScannerRebuilds = 32;
   void build_stream_scanner(std::string_view sample, PrefilterScratch& scratch) const;

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
+#include <re2/re2.h>
+
+#include <algorithm>
 
 #include "logrx/rulebook.h"
+#include "match/rulebook_impl.h"
 #include "support/test_support.h"
 
 using logrx::Diagnostics;
@@ -26,13 +30,42 @@ TEST_CASE("A bad pattern is reported with RE2's message, the rule and its positi
   CHECK(errors[0].message.find("missing )") != std::string::npos);
 }
 
-TEST_CASE("Patterns that match every line are rejected", "[match][rulebook]") {
+TEST_CASE("Lint rejects patterns that match every line", "[match][rulebook]") {
+  // Loading compiles no rule's own regex (that waits for its first candidate
+  // line), so this check, which needs it, is lint's.
   TempDir dir;
   dir.write("a.json", rule_file(rule_json("x.all", "(?:abc)?")));
-  Diagnostics errors;
-  REQUIRE_FALSE(Rulebook::load({{dir.path()}}, errors).has_value());
-  REQUIRE(errors.size() == 1);
-  CHECK(errors[0].code == "rule.matches-everything");
+  Diagnostics errors = Rulebook::lint({{dir.path()}});
+  bool found = std::any_of(errors.begin(), errors.end(), [](const logrx::Diagnostic& d) {
+    return d.code == "rule.matches-everything" && d.rule_id == "x.all" &&
+           d.json_pointer == "/rules/0/pattern";
+  });
+  CHECK(found);
+}
+
+TEST_CASE("Capture groups read from a pattern's text are the ones RE2 compiles, for every built-in rule",
+          "[match][rulebook]") {
+  Rulebook book = logrx::test::load_builtin();
+  int checked = 0;
+  for (const logrx::RuleSpec& rule : book.rules()) {
+    if (rule.trigger != logrx::Trigger::Line) continue;
+    re2::RE2 regex(rule.pattern);
+    REQUIRE(regex.ok());
+    std::vector<std::string> expected(static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1);
+    for (const auto& [name, index] : regex.NamedCapturingGroups())
+      expected[static_cast<std::size_t>(index)] = name;
+    INFO(rule.id << ": " << rule.pattern);
+    CHECK(logrx::capture_groups(rule.pattern) == expected);
+    ++checked;
+  }
+  CHECK(checked > 500);
+  // The corners of the syntax: an escaped parenthesis, classes holding
+  // parentheses and a leading ']', quoted text, a named class.
+  const std::string corners = R"re(a\(b(c)[(](?:d)(?P<x>e)[^]()]\Q(f)\E(?i:g)([[:alpha:]](h)))re";
+  re2::RE2 regex(corners);
+  REQUIRE(regex.ok());
+  CHECK(regex.NumberOfCapturingGroups() == 4);
+  CHECK(logrx::capture_groups(corners) == std::vector<std::string>{"", "", "x", "", ""});
 }
 
 TEST_CASE("A capture named like a run variable is rejected, since it could never be read",

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// What the light path needs to know about a block of lines that it can find
+// without the stream's state: whether the block is plain text, which rules
+// the prefilter leaves possible in it, and its lines' headers. Being
+// stateless, a survey can be made ahead of the analysis, on other threads
+// (Analyzer::feed_all); the analysis then applies it in line order.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "parse/line_parser_internal.h"
+
+namespace logrx::detail {
+
+struct SurveyedLine {
+  std::string_view text;
+  HeaderView header;
+  bool opens = false;  // would open an event if none is open (traceback, frame, vLLM error)
+};
+
+struct BlockSurvey {
+  std::string_view block;  // what was surveyed: a survey applies to these bytes only
+  bool plain = false;      // is_plain_text(block)
+  bool potentials_known = false;
+  std::vector<int> potentials;  // prefilter ids whose formula holds for the block
+
+  // Of the block's complete lines (up to its last newline), when lines_known.
+  bool lines_known = false;
+  std::string_view lines_range;
+  // A line the structure and lexical tiers must see (an error level, an
+  // exception, a line that may continue the one before it, an over-long line):
+  // the block is matched in full.
+  bool needs_matching = false;
+  // A line the light path cannot take (over-long, a Ray prefix around
+  // another server's line): the block takes the full path.
+  bool declined = false;
+  // A "(Name pid=N)" line without a level: declined once the stream has
+  // seen Ray prefixes around other servers' lines.
+  bool levelless_vllm = false;
+  // The first line may continue a cut line of the block before.
+  bool first_may_continue = false;
+  std::vector<SurveyedLine> lines;
+
+  void clear() {
+    block = {};
+    plain = false;
+    potentials_known = false;
+    potentials.clear();
+    lines_known = false;
+    lines_range = {};
+    needs_matching = false;
+    declined = false;
+    levelless_vllm = false;
+    first_may_continue = false;
+    lines.clear();
+  }
+};
+
+// Where the block that starts at `start` of `bytes` ends: after the first
+// newline at or past `target` bytes (or at the end). Blocks are small so that
+// a rare problem line keeps only its neighbours from being skipped.
+inline constexpr std::size_t kBlockBytes = 8 * 1024;
+inline std::size_t block_end(std::string_view bytes, std::size_t start) {
+  if (bytes.size() - start <= kBlockBytes) return bytes.size();
+  std::size_t newline = bytes.find('\n', start + kBlockBytes);
+  return newline == std::string_view::npos ? bytes.size() : newline + 1;
+}
+
+}  // namespace logrx::detail
+
+namespace logrx::detail {
+
+// How Analyzer::feed_all cuts its input. Tests make the grain fine so that
+// short logs go through every stage; nothing else changes it.
+struct ParallelGrain {
+  std::size_t window_bytes = 512 * 1024;
+  std::size_t parallel_from = 4 * 1024 * 1024;  // smaller inputs are simply fed
+  // Survey from the first window, each thread tuning its own scanner,
+  // instead of once the analysis has tuned one on serving traffic.
+  bool survey_from_start = false;
+};
+ParallelGrain& parallel_grain();
+
+}  // namespace logrx::detail
