@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# The benchmark, in one command:  bench/run.sh [MB] [RUNS]
-# Builds a release logrx, generates MB of realistic server log (default 300),
-# then times, RUNS times each (default 3, best kept): logrx scan with the full
-# rulebook, ripgrep with the same patterns (rg -c -f <(logrx rules patterns)),
-# and the floor (reading the file and splitting lines). It also measures peak
-# memory reading 1 GB from a pipe, rulebook compile time and small-log latency.
+# The benchmark, in one command:  bench/run.sh [MB] [ROUNDS]
+# Builds a release logrx and generates three logs of MB each (default 300):
+#   mixed    long SGLang and vLLM stretches (batch statistics, engine stats,
+#            access lines), rare problems;
+#   serving  both servers interleaved line by line (batch statistics, vLLM
+#            throughput lines, access lines), one problem line in 5,000;
+#   dense    the same with ten times the problems (one in 500).
+# Each is timed, ROUNDS rounds interleaved (default 5), best kept:
+#   floor    reading the file and splitting its lines (bench/floor.cc);
+#   rg       ripgrep with the same patterns: rg --no-unicode -c -f <(logrx rules patterns)
+#            (RE2's \w, \d, \s and \b are ASCII; --no-unicode gives ripgrep
+#            the same meaning, and its fast engine);
+#   logrx    scan --format json with every core, then with --threads 1;
+# and on the serving log, a rulebook ten times the size (bench/synth_rules.cc)
+# to show what a block no rule can match costs does not grow with the rules.
+# Then peak memory reading 1 GB from a pipe, the rulebook's load time and a
+# small log's latency. Timings are reported, never asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mb=${1:-300}
-runs=${2:-3}
+rounds=${2:-5}
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 need=()
@@ -20,16 +31,22 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 out=build-bench
-cmake -S . -B $out -DCMAKE_BUILD_TYPE=Release -DLOGRX_BUILD_TESTS=OFF > /dev/null
+cmake -S . -B $out -DCMAKE_BUILD_TYPE=Release -DLOGRX_BUILD_TESTS=OFF -DLOGRX_BUILD_BENCH=ON > /dev/null
 cmake --build $out -j"$(nproc)" > /dev/null
-c++ -O2 -std=c++17 bench/gen_log.cc -o $out/gen_log
-c++ -O2 -std=c++17 bench/floor.cc -o $out/floor
 logrx=$out/bin/logrx
-data=$out/bench-${mb}mb.log
-[ -s "$data" ] || $out/gen_log --server mixed --mb "$mb" > "$data"
+tools=$out/bench
+cores=$(nproc)
+
+declare -A data
+data[mixed]=$out/bench-mixed-${mb}mb.log
+data[serving]=$out/bench-serving-${mb}mb.log
+data[dense]=$out/bench-dense-${mb}mb.log
+[ -s "${data[mixed]}" ] || $tools/gen_log --server mixed --mb "$mb" > "${data[mixed]}"
+[ -s "${data[serving]}" ] || $tools/gen_log --server serving --mb "$mb" > "${data[serving]}"
+[ -s "${data[dense]}" ] || $tools/gen_log --server serving --mb "$mb" --problem-every 500 --seed 9 > "${data[dense]}"
 $logrx rules patterns > $out/patterns.txt
-bytes=$(stat -c %s "$data")
-lines=$($out/floor "$data")
+$tools/synth_rules rules $out/rules-10x 10 > $out/rules-10x.count
+rules_10x=$(cut -d' ' -f1 $out/rules-10x.count)
 
 # ripgrep must accept every pattern, or its time would be that of an error.
 rg_status=0
@@ -40,61 +57,88 @@ if [ "$rg_status" -gt 1 ]; then
   exit 2
 fi
 
-# best wall time (s) and its peak RSS (KB) over $runs runs of a command; a
-# command that fails (exit status above 1: rg -c exits 1 when nothing matched)
-# stops the benchmark.
-measure() {
-  local best="" rss=""
-  for _ in $(seq 1 "$runs"); do
-    local line status=0
-    /usr/bin/time -o $out/time.txt -f "%e %M" "$@" > /dev/null 2> $out/stderr.txt || status=$?
-    if [ "$status" -gt 1 ]; then
-      echo "benchmark command failed ($status): $*" >&2
-      cat $out/stderr.txt >&2
-      exit 2
-    fi
-    line=$(tail -1 $out/time.txt)
-    local t=${line% *} m=${line#* }
-    if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; rss=$m; fi
+# One timed run: wall seconds and peak RSS (KB) into the arrays best/rss,
+# keeping the best. A failing command (exit status above 1: rg -c exits 1
+# when nothing matched) stops the benchmark.
+declare -A best rss
+run_once() {  # key command...
+  local key=$1
+  shift
+  local status=0
+  /usr/bin/time -o $out/time.txt -f "%e %M" "$@" > /dev/null 2> $out/stderr.txt || status=$?
+  if [ "$status" -gt 1 ]; then
+    echo "benchmark command failed ($status): $*" >&2
+    cat $out/stderr.txt >&2
+    exit 2
+  fi
+  local line t m
+  line=$(tail -1 $out/time.txt)
+  t=${line% *}
+  m=${line#* }
+  if [ -z "${best[$key]:-}" ] || awk "BEGIN { exit !($t < ${best[$key]}) }"; then
+    best[$key]=$t
+    rss[$key]=$m
+  fi
+}
+
+logs=(mixed serving dense)
+for round in $(seq 1 "$rounds"); do
+  for log in "${logs[@]}"; do
+    file=${data[$log]}
+    run_once "$log floor" $tools/floor "$file"
+    run_once "$log rg" rg --no-unicode -c -f $out/patterns.txt "$file"
+    run_once "$log all" $logrx scan --format json --fail-on never "$file"
+    run_once "$log one" $logrx scan --threads 1 --format json --fail-on never "$file"
   done
-  echo "$best $rss"
-}
+  run_once "10x all" $logrx scan --no-builtin-rules --rules $out/rules-10x --format json --fail-on never "${data[serving]}"
+  run_once "10x one" $logrx scan --no-builtin-rules --rules $out/rules-10x --threads 1 --format json --fail-on never "${data[serving]}"
+done
 
-read -r t_floor rss_floor <<< "$(measure $out/floor "$data")"
-read -r t_rg rss_rg <<< "$(measure rg -c -f $out/patterns.txt "$data")"
-read -r t_logrx rss_logrx <<< "$(measure $logrx scan --format json --fail-on never "$data")"
-
-row() {  # name seconds rss
-  awk -v n="$1" -v t="$2" -v m="$3" -v b="$bytes" -v l="$lines" -v rg="$t_rg" -v fl="$t_floor" 'BEGIN {
+row() {  # label key log
+  local t=${best[$2]} m=${rss[$2]} file=${data[$3]}
+  awk -v n="$1" -v t="$t" -v m="$m" -v b="$(stat -c %s "$file")" -v rg="${best[$3 rg]}" \
+      -v fl="${best[$3 floor]}" -v cores="$cores" -v one="$([[ $2 == *one ]] && echo 1 || echo 0)" 'BEGIN {
     if (t <= 0) t = 0.001
-    printf "%-28s %8.2f s %9.1f MB/s %12.0f lines/s %8.2fx rg %8.2fx floor %8.1f MB RSS\n",
-           n, t, b / 1048576 / t, l / t, t / rg, t / fl, m / 1024 }'
+    if (fl <= 0) fl = 0.001
+    per_core = one ? t / fl : t * cores / fl
+    printf "  %-34s %7.3f s %8.1f MB/s %7.2fx rg %7.2fx floor %6.2fx floor/core %7.1f MB RSS\n",
+           n, t, b / 1048576 / t, t / rg, t / fl, per_core, m / 1024 }'
 }
-echo "input: $data, $((bytes / 1048576)) MB, $lines lines; $(nproc) cores; best of $runs"
-row "floor (read + split)" "$t_floor" "$rss_floor"
-row "rg -c -f patterns" "$t_rg" "$rss_rg"
-row "logrx scan --format json" "$t_logrx" "$rss_logrx"
+echo "best of $rounds interleaved rounds; $cores cores; ${mb} MB logs"
+for log in "${logs[@]}"; do
+  lines=$($tools/floor "${data[$log]}")
+  echo "$log: ${data[$log]}, $lines lines"
+  row "floor (read + split lines)" "$log floor" "$log"
+  row "rg --no-unicode -c -f patterns" "$log rg" "$log"
+  row "logrx scan, all cores" "$log all" "$log"
+  row "logrx scan --threads 1" "$log one" "$log"
+done
+echo "serving log with ten times the rules ($rules_10x rules):"
+row "logrx scan, all cores" "10x all" serving
+row "logrx scan --threads 1" "10x one" serving
 
-# 1 GB through a pipe: peak memory must stay bounded however long the stream.
-$out/gen_log --server mixed --mb 1024 --seed 7 |
-  /usr/bin/time -o $out/time.txt -f "%M" $logrx scan --format json --fail-on never > /dev/null
-pipe_rss=$(tail -1 $out/time.txt)
-echo "1 GB from a pipe: logrx peak RSS $((pipe_rss / 1024)) MB"
-
-# Start-up: the rulebook compile (rules list loads and compiles it) and a small
-# scan; the mean of 20 runs, best of $runs rounds like the timings above.
+# Start-up: the rulebook's load (rules list loads it and prints nothing
+# else of note) and a small scan; the mean of 20 runs, best of $rounds rounds.
 small=corpus/sglang/healthy-start-llama8b.log
 per_run_ms() {
-  local best=""
-  for _ in $(seq 1 "$runs"); do
+  local fastest=""
+  for _ in $(seq 1 "$rounds"); do
     local start end ms
     start=$(date +%s%N)
     for _ in $(seq 1 20); do "$@" > /dev/null; done
     end=$(date +%s%N)
     ms=$(( (end - start) / 20000000 ))
-    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+    if [ -z "$fastest" ] || [ "$ms" -lt "$fastest" ]; then fastest=$ms; fi
   done
-  echo "$best"
+  echo "$fastest"
 }
-echo "load + compile the rulebook (logrx rules list): $(per_run_ms $logrx rules list) ms per run"
+echo "rulebook load in a process (bench/load_time.cc): $($tools/load_time - 20)"
+echo "  with ten times the rules: $($tools/load_time $out/rules-10x 5)"
+echo "process start + rulebook load (logrx rules list): $(per_run_ms $logrx rules list) ms per run"
 echo "scan a small log: $(per_run_ms $logrx scan --fail-on never $small) ms per run"
+
+# 1 GB through a pipe: one pass, peak memory bounded however long the stream.
+$tools/gen_log --server serving --mb 1024 --seed 7 |
+  /usr/bin/time -o $out/time.txt -f "%M" $logrx scan --format json --fail-on never > /dev/null
+pipe_rss=$(tail -1 $out/time.txt)
+echo "1 GB from a pipe: logrx peak RSS $((pipe_rss / 1024)) MB"

@@ -244,8 +244,9 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     auto feed = [&analyzer](std::string_view bytes) { analyzer.feed(bytes); };
     unsigned threads = options.threads;
     auto feed_file = [&analyzer, threads](std::string_view bytes) { analyzer.feed_all(bytes, threads); };
-    // Pieces of a regular file: large enough for every thread to have windows.
-    constexpr std::size_t kFilePiece = std::size_t{32} << 20;
+    // Pieces of a regular file: enough windows for every thread, little
+    // memory (the pipeline drains at each piece's end, a few percent).
+    constexpr std::size_t kFilePiece = std::size_t{4} << 20;
     std::string error = options.journal.empty()
                             ? read_stream(file, feed, feed_file, threads == 1 ? 0 : kFilePiece)
                             : scan_journal(options.journal, options.journal_files, options.since, feed);

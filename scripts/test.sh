@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-test}
 shift || true
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGRX_WERROR=ON -DLOGRX_BUILD_TESTS=ON "$@"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGRX_WERROR=ON -DLOGRX_BUILD_TESTS=ON -DLOGRX_BUILD_BENCH=ON "$@"
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

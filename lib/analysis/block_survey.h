@@ -75,8 +75,8 @@ namespace logrx::detail {
 // How Analyzer::feed_all cuts its input. Tests make the grain fine so that
 // short logs go through every stage; nothing else changes it.
 struct ParallelGrain {
-  std::size_t window_bytes = 512 * 1024;
-  std::size_t parallel_from = 4 * 1024 * 1024;  // smaller inputs are simply fed
+  std::size_t window_bytes = 256 * 1024;
+  std::size_t parallel_from = 1024 * 1024;  // smaller inputs are simply fed
   // Survey from the first window, each thread tuning its own scanner,
   // instead of once the analysis has tuned one on serving traffic.
   bool survey_from_start = false;

@@ -106,8 +106,12 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   // Surveys start once the analysis has tuned its prefilter on the stream's
   // serving traffic: every thread then starts from a copy of that scanner
   // (tuning one per thread on start-up lines would cost more than it saves).
-  bool surveying = grain.survey_from_start;
   Rulebook::Impl::PrefilterScratch tuned;
+  bool surveying = grain.survey_from_start;
+  if (prefilter_scratch.scanner && prefilter_scratch.rebuilds >= Rulebook::Impl::kMaxScannerRebuilds) {
+    tuned = prefilter_scratch;  // tuned in an earlier call
+    surveying = true;
+  }
   std::exception_ptr failure;
   std::size_t max_line = options.max_line_bytes;
   const Rulebook::Impl& book = rules;

@@ -318,12 +318,20 @@ bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out)
   if (!compile_selector()) return false;
   re2::RE2::Set::ErrorInfo info{};
   re2::StringPiece text(message.data(), message.size());
-  // Most lines match nothing: asking only whether anything matches stops at
-  // the first match and allocates nothing; the list is built for the rest.
-  if (!selector->Match(text, nullptr, &info)) return info.kind == re2::RE2::Set::kNoError;
-  bool matched = selector->Match(text, &out, &info);
-  if (!matched) return info.kind == re2::RE2::Set::kNoError;
-  for (int& index : out) index = selector_rules[static_cast<std::size_t>(index)];
+  thread_local std::vector<int> found;
+  for (const Shard& shard : shards) {
+    // Most lines match nothing: asking only whether anything matches stops
+    // at the first match and allocates nothing; the list is built for the rest.
+    if (!shard.set->Match(text, nullptr, &info)) {
+      if (info.kind != re2::RE2::Set::kNoError) return false;
+      continue;
+    }
+    if (!shard.set->Match(text, &found, &info)) {
+      if (info.kind != re2::RE2::Set::kNoError) return false;
+      continue;
+    }
+    for (int index : found) out.push_back(selector_rules[shard.first + static_cast<std::size_t>(index)]);
+  }
   std::sort(out.begin(), out.end());
   return true;
 }
@@ -335,7 +343,34 @@ const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
 }
 
 bool Rulebook::Impl::compile_selector() const {
-  std::call_once(selector_once, [this] { selector_ok = selector->Compile(); });
+  std::call_once(selector_once, [this] {
+    if (selector->Compile()) {
+      shards.push_back(Shard{std::move(selector), 0});
+      selector_ok = true;
+      return;
+    }
+    // Over the memory budget: halves, until each part fits (a single
+    // pattern that does not fit leaves the rulebook unusable; lint says so).
+    selector.reset();
+    selector_ok = true;
+    std::vector<std::pair<std::size_t, std::size_t>> pending{{0, selector_rules.size()}};
+    while (!pending.empty() && selector_ok) {
+      auto [first, last] = pending.back();
+      pending.pop_back();
+      auto set = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+      for (std::size_t i = first; i < last; ++i)
+        set->Add(rules[static_cast<std::size_t>(selector_rules[i])].pattern, nullptr);
+      if (set->Compile()) {
+        shards.push_back(Shard{std::move(set), first});
+      } else if (last - first > 1) {
+        std::size_t middle = first + (last - first) / 2;
+        pending.emplace_back(middle, last);
+        pending.emplace_back(first, middle);
+      } else {
+        selector_ok = false;
+      }
+    }
+  });
   return selector_ok;
 }
 

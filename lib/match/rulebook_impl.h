@@ -63,7 +63,14 @@ struct Rulebook::Impl {
   std::vector<CompiledRule> compiled;
   // Every line rule's pattern in one automaton; compiled on first use (a
   // rulebook that is only listed or linted never needs it), once, thread-safely.
-  std::unique_ptr<re2::RE2::Set> selector;
+  // A rulebook too large for one automaton's memory budget is split into
+  // shards, each holding a range of selector_rules.
+  mutable std::unique_ptr<re2::RE2::Set> selector;  // until compiled: then shards[0], or split
+  struct Shard {
+    std::unique_ptr<re2::RE2::Set> set;
+    std::size_t first = 0;  // into selector_rules
+  };
+  mutable std::vector<Shard> shards;
   mutable std::once_flag selector_once;
   mutable bool selector_ok = false;
   bool compile_selector() const;
