@@ -80,6 +80,13 @@ void logrx_analyzer_set_callback(logrx_analyzer* analyzer, logrx_finding_callbac
 int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t length);
 int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t length);
 
+/* logrx_analyzer_feed for a large piece of a file held in memory: the
+ * stateless work on it runs on `threads` threads (0: the cores available)
+ * ahead of the in-order analysis, so the report is the one _feed gives.
+ * Returns 0, or -1 when the analyzer is NULL or already finished. */
+int logrx_analyzer_feed_all(logrx_analyzer* analyzer, const char* data, size_t length,
+                            unsigned threads);
+
 /* Tells the analyzer that the supervised process has ended, so a launch that
  * never became ready is known to have died (not to be still starting).
  * Returns 0, or -1 when the analyzer is NULL or already finished. */

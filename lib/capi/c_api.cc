@@ -235,6 +235,18 @@ int logrx_analyzer_feed(logrx_analyzer* analyzer, const char* data, size_t lengt
   }
 }
 
+int logrx_analyzer_feed_all(logrx_analyzer* analyzer, const char* data, size_t length,
+                            unsigned threads) {
+  if (analyzer == nullptr || analyzer->report || (data == nullptr && length > 0)) return -1;
+  try {
+    analyzer->last_input = std::chrono::steady_clock::now();
+    analyzer->analyzer->feed_all(std::string_view(data == nullptr ? "" : data, length), threads);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
 int logrx_analyzer_feed_line(logrx_analyzer* analyzer, const char* line, size_t length) {
   if (analyzer == nullptr || analyzer->report || (line == nullptr && length > 0)) return -1;
   try {

@@ -18,6 +18,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 RulesArg = Union[None, "Rulebook", PathLike, Sequence[PathLike]]
 
 _CHUNK = 1 << 18
+_FILE_PIECE = 4 << 20
 
 
 def version() -> str:
@@ -188,6 +189,22 @@ class Analyzer:
             raise failure
         return new
 
+    def feed_all(self, data: Union[bytes, bytearray, memoryview, str], threads: int = 0) -> List[Finding]:
+        """feed() for a large piece of a file: the stateless work on it runs on
+        `threads` threads (0: the cores available) ahead of the in-order
+        analysis; the report is the one feed() gives."""
+        if threads < 0:
+            raise ValueError("threads must be 0 or more")
+        if not _native.has("logrx_analyzer_feed_all"):
+            return self.feed(data)
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+        chunk = bytes(data)
+        if _native.lib().logrx_analyzer_feed_all(self._pointer(), chunk, len(chunk), threads) != 0:
+            raise Error("the analyzer is finished")
+        self._last_feed = time.monotonic()
+        return self._collect()
+
     def feed(self, data: Union[bytes, bytearray, memoryview, str]) -> List[Finding]:
         """Feeds bytes (lines may span calls) or text. Returns the findings this
         call completed (also passed to on_finding)."""
@@ -273,10 +290,15 @@ class Analyzer:
             pass
 
 
-def _feed_source(analyzer: Analyzer, source: Union[PathLike, IO[Any]]) -> None:
+def _feed_source(analyzer: Analyzer, source: Union[PathLike, IO[Any]], threads: int = 0) -> None:
     if isinstance(source, (str, os.PathLike)):
         try:
             with open(source, "rb") as stream:
+                # A file in large pieces, scanned on `threads` threads (1: one pass).
+                if threads != 1:
+                    while chunk := stream.read(_FILE_PIECE):
+                        analyzer.feed_all(chunk, threads)
+                    return
                 while chunk := stream.read(_CHUNK):
                     analyzer.feed(chunk)
         except OSError as e:
@@ -300,15 +322,17 @@ def _stream_options(source: Union[PathLike, IO[Any]]) -> Dict[str, Any]:
 
 def scan(path_or_file: Union[PathLike, IO[Any]], *, rules: RulesArg = None,
          launch_cmd: Optional[str] = None, since: Optional[str] = None,
-         server: Optional[str] = None, redact: bool = True) -> Report:
+         server: Optional[str] = None, redact: bool = True, threads: int = 0) -> Report:
     """Scans a whole log (a path, or a binary or text file object) like
     `logrx scan --format json` and returns its Report.
 
     `rules`: a Rulebook, or rule directories loaded on top of the built-in ones.
-    `launch_cmd`, `since`: the launch you believe wrote the log (stale-output checks)."""
+    `launch_cmd`, `since`: the launch you believe wrote the log (stale-output checks).
+    `threads`: for a path, how many threads scan it (0: the cores available;
+    the report is the same for any number)."""
     with Analyzer(rules, launch_cmd=launch_cmd, since=since, server=server, redact=redact,
                   **_stream_options(path_or_file)) as analyzer:
-        _feed_source(analyzer, path_or_file)
+        _feed_source(analyzer, path_or_file, threads)
         return analyzer.finish()
 
 

@@ -74,6 +74,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         function.restype = restype
         function.argtypes = argtypes
     # Later additions to the C API: used when this liblogrx has them.
+    if hasattr(lib, "logrx_analyzer_feed_all"):
+        lib.logrx_analyzer_feed_all.restype = ctypes.c_int
+        lib.logrx_analyzer_feed_all.argtypes = [vp, cp, sz, ctypes.c_uint]
     if hasattr(lib, "logrx_analyzer_flush_idle"):
         lib.logrx_analyzer_flush_idle.restype = ctypes.c_int
         lib.logrx_analyzer_flush_idle.argtypes = [vp]

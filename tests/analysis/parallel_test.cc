@@ -10,6 +10,7 @@
 
 #include "analysis/block_survey.h"
 #include "logrx/analyzer.h"
+#include "logrx/logrx.h"
 #include "logrx/output.h"
 #include "support/test_support.h"
 
@@ -194,4 +195,31 @@ TEST_CASE("feed_all leaves compressed input and shippers' envelopes to the seque
     wrapped += "{\"log\":\"" + escaped + "\\n\",\"stream\":\"stdout\",\"time\":\"2026-07-01T16:00:00.000000000Z\"}\n";
   }
   CHECK(scan_all(book, wrapped, options, 2, wrapped.size()).json == scan_fed(book, wrapped, options).json);
+}
+
+TEST_CASE("The C API's feed_all reports what its feed does", "[analysis][parallel][capi]") {
+  char* error = nullptr;
+  const char* dirs[] = {LOGRX_SOURCE_DIR "/rules"};
+  logrx_rulebook* book = logrx_rulebook_load(dirs, 1, 0, &error);
+  REQUIRE(book != nullptr);
+  std::string log = serving_traffic(5, std::size_t{3} << 20);
+  auto report_of = [&](unsigned threads) {
+    logrx_analyzer* an = logrx_analyzer_new(book, "server.log", nullptr, &error);
+    REQUIRE(an != nullptr);
+    int fed = threads == 0 ? logrx_analyzer_feed(an, log.data(), log.size())
+                           : logrx_analyzer_feed_all(an, log.data(), log.size(), threads);
+    CHECK(fed == 0);
+    char* json = logrx_analyzer_finish(an);
+    REQUIRE(json != nullptr);
+    std::string text(json);
+    logrx_free(json);
+    CHECK(logrx_analyzer_feed_all(an, "x\n", 2, 2) == -1);  // finished
+    logrx_analyzer_free(an);
+    return text;
+  };
+  std::string expected = report_of(0);
+  CHECK(report_of(2) == expected);
+  CHECK(report_of(4) == expected);
+  CHECK(logrx_analyzer_feed_all(nullptr, "x", 1, 2) == -1);
+  logrx_rulebook_free(book);
 }

@@ -111,3 +111,21 @@ def test_scan_reads_compressed_logs_and_reports_damage(corpus, data):
         assert [f.rule for f in logrx.scan(handle).findings] == [f.rule for f in plain.findings]
     cut = logrx.scan(data / "compressed" / "truncated.gz")
     assert "gzip" in cut.input_error
+
+
+def test_scan_on_several_threads_reports_what_one_thread_does(corpus, tmp_path):
+    # A few MiB of serving traffic around a real failure: long enough for
+    # feed_all to cut it into windows surveyed on other threads.
+    failure = (corpus / NOT_ENOUGH).read_text()
+    traffic = "".join(
+        f"[2026-07-01 16:{10 + i // 6000:02d}:00 TP{i % 4}] Decode batch, #running-req: {i % 50}, "
+        f"#token: {i * 7}, token usage: 0.3{i % 10}, cuda graph: True, gen throughput (token/s): "
+        f"1234.5, #queue-req: 0, \n" for i in range(40000))
+    log = tmp_path / "long.log"
+    log.write_text(failure + traffic + failure + traffic)
+    one = logrx.scan(log, threads=1)
+    assert one.summary.findings > 0
+    for threads in (0, 2, 3):
+        assert logrx.scan(log, threads=threads).to_dict() == one.to_dict(), threads
+    with pytest.raises(ValueError):
+        logrx.Analyzer().feed_all(b"", threads=-1)
