@@ -133,9 +133,24 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   // what it looks for.
   if (plain && envelope.passthrough() && run.phase == 5 && serving_bytes > kPrefilterAfterBytes &&
       !options.include_silent && !unmatched_callback && rules.has_prefilter()) {
-    may_match = survey != nullptr && survey->potentials_known
-                    ? rules.any_live(survey->potentials, retired)
-                    : rules.block_may_match(block, prefilter_scratch, retired);
+    if (survey != nullptr && survey->potentials_known) {
+      may_match = !survey->potentials_cleared && rules.any_live(survey->potentials, retired);
+    } else {
+      may_match = rules.block_may_match(block, prefilter_scratch, retired);
+      // A few rules left: are they on any line at all?
+      if (may_match && prefilter_scratch.potentials.size() <= detail::kPotentialsChecked &&
+          !splitter.has_pending()) {
+        std::size_t last = block.rfind('\n');
+        if (last != std::string_view::npos) {
+          local_survey.clear();
+          local_survey.block = block;
+          survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey);
+          clear_potentials(rules, prefilter_scratch.potentials, local_survey);
+          survey = &local_survey;
+          if (local_survey.potentials_cleared) may_match = false;
+        }
+      }
+    }
   }
   if (may_match) {
     run_lines(block, true, plain);

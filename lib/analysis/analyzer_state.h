@@ -188,6 +188,10 @@ struct Analyzer::Impl {
                            Rulebook::Impl::PrefilterScratch& scratch, std::size_t max_line_bytes,
                            detail::BlockSurvey& out);
   void feed_parallel(std::string_view bytes, unsigned threads);
+  // Sets survey.potentials_cleared when no surveyed line matches any of
+  // `potentials` (few, see kPotentialsChecked).
+  static void clear_potentials(const Rulebook::Impl& rules, const std::vector<int>& potentials,
+                               detail::BlockSurvey& survey);
   void note_compression();
   void fail_input();
   // The latest timestamp of the stream that printed its year (a shipper's

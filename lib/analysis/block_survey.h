@@ -25,6 +25,11 @@ struct BlockSurvey {
   bool plain = false;      // is_plain_text(block)
   bool potentials_known = false;
   std::vector<int> potentials;  // prefilter ids whose formula holds for the block
+  // The lines were surveyed and none of them matches any of the potentials'
+  // own regexes (a rule such as "token usage: 0.9x" whose literals are on
+  // every statistics line but whose pattern holds on few): no rule can
+  // match the block after all.
+  bool potentials_cleared = false;
 
   // Of the block's complete lines (up to its last newline), when lines_known.
   bool lines_known = false;
@@ -48,6 +53,7 @@ struct BlockSurvey {
     plain = false;
     potentials_known = false;
     potentials.clear();
+    potentials_cleared = false;
     lines_known = false;
     lines_range = {};
     needs_matching = false;
@@ -57,6 +63,9 @@ struct BlockSurvey {
     lines.clear();
   }
 };
+
+// At most this many potentials are checked line by line (clear_potentials).
+inline constexpr std::size_t kPotentialsChecked = 6;
 
 // Where the block that starts at `start` of `bytes` ends: after the first
 // newline at or past `target` bytes (or at the end). Blocks are small so that

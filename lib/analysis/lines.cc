@@ -75,8 +75,14 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
     state = State::Closed;
     if (l.opens) full_from = index;
   }
+  // From an event on (a traceback, a record that raw lines continue), the
+  // lines are matched too: the structure and lexical tiers read lines inside
+  // an event that look harmless alone ("Message: '... failed.'" of a logging
+  // error). Only the last line, taken the full way alone, is not.
+  bool match_rest = full_from != kNone;
   if (full_from == kNone) {
     // The last line always goes the full way, so `event` is what it would be.
+    match_rest = state == State::Open;
     full_from = state == State::Open ? open_from : lines.size() - 1;
   }
   std::string_view last_timestamp_text;
@@ -106,7 +112,7 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   // The line before full_from is not continued by it (or the block would
   // have been declined), so no cut line is pending there.
   if (full_from > 0) cut.message.clear();
-  for (std::size_t i = full_from; i < lines.size(); ++i) process(lines[i].text, false, false, true);
+  for (std::size_t i = full_from; i < lines.size(); ++i) process(lines[i].text, false, match_rest, true);
   prefiltered_lines += lines.size();
   return true;
 }
@@ -169,14 +175,39 @@ void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& 
   // Lines are only surveyed where the light path may take them: no rule
   // left in the block but ones a launch may have retired (the analysis knows
   // which it has).
-  bool may_be_light = std::all_of(out.potentials.begin(), out.potentials.end(), [&](int id) {
-    return rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])]
-               .retire_after >= 0;
-  });
+  // A few potentials are checked line by line.
+  bool may_be_light = out.potentials.size() <= kPotentialsChecked ||
+                      std::all_of(out.potentials.begin(), out.potentials.end(), [&](int id) {
+                        return rules.compiled[static_cast<std::size_t>(
+                                                  rules.prefilter_rules[static_cast<std::size_t>(id)])]
+                                   .retire_after >= 0;
+                      });
   if (!may_be_light) return;
   std::size_t last = block.rfind('\n');
   if (last == std::string_view::npos) return;
   survey_lines(block.substr(0, last + 1), max_line_bytes, out);
+  clear_potentials(rules, out.potentials, out);
+}
+
+void Analyzer::Impl::clear_potentials(const Rulebook::Impl& rules, const std::vector<int>& potentials,
+                                      detail::BlockSurvey& survey) {
+  survey.potentials_cleared = false;
+  if (potentials.empty() || potentials.size() > kPotentialsChecked || !survey.lines_known ||
+      survey.needs_matching || survey.declined)
+    return;
+  // What candidates() would ask of each line's message, asked of the few
+  // rules the prefilter left (the others cannot match any line of the block).
+  for (const SurveyedLine& line : survey.lines) {
+    re2::StringPiece text(line.header.message.data(), line.header.message.size());
+    for (int id : potentials) {
+      const CompiledRule& rule =
+          rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])];
+      if (!rule.regex) return;
+      const re2::RE2& regex = rule.regex->get();
+      if (!regex.ok() || regex.Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0)) return;
+    }
+  }
+  survey.potentials_cleared = true;
 }
 
 void Analyzer::Impl::process_enveloped(std::string_view raw, bool truncated) {

@@ -40,6 +40,17 @@ std::vector<RemediationItem> merge_remediation(const std::vector<Finding>& findi
         }
         continue;
       }
+      // Likewise a computed value is never displaced by the same item
+      // without one (a stronger finding that could not compute it).
+      bool has_value = item.value.has_value() && !item.value->empty();
+      bool current_has_value = current.item.value.has_value() && !current.item.value->empty();
+      if (has_value != current_has_value) {
+        if (has_value) {
+          current.item = item;
+          current.severity = finding.severity;
+        }
+        continue;
+      }
       if (finding.severity >= current.severity) {
         if (differs)
           current.losers.emplace_back(current.item.value.value_or("(no value)"), current.item.rule_id);
