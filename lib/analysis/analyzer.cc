@@ -152,6 +152,10 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
       }
     }
   }
+  if (may_match && survey != nullptr && survey->potentials_checked && !splitter.has_pending()) {
+    feed_checked_block(block, *survey, plain);
+    return;
+  }
   if (may_match) {
     run_lines(block, true, plain);
     return;
@@ -176,6 +180,52 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   if (!whole.empty() && !process_unmatched_block(whole, survey))
     run_lines(whole, block_needs_matching, plain);
   if (!tail.empty()) run_lines(tail, false, plain);
+}
+
+// A block where the prefilter left a few rules and some of its lines match
+// them: those lines are matched in full; the runs of lines between them,
+// which no rule can match, take the light path.
+void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::BlockSurvey& survey,
+                                        bool plain) {
+  auto run_lines = [this, plain](std::string_view lines, bool may_match) {
+    splitter.feed(lines, [&](std::string_view line, bool truncated) {
+      process(line, truncated, may_match, plain);
+    });
+  };
+  const std::vector<detail::SurveyedLine>& lines = survey.lines;
+  auto bytes_of = [&](std::size_t first, std::size_t last) {  // lines [first, last), newlines included
+    const char* begin = lines[first].text.data();
+    const char* end = lines[last - 1].text.data() + lines[last - 1].text.size() + 1;
+    return std::string_view(begin, static_cast<std::size_t>(end - begin));
+  };
+  auto light = [&](std::size_t first, std::size_t last) {
+    if (first == last) return;
+    // A matched line may have started a launch, whose start-up lines the
+    // phase markers (which the prefilter leaves out) must see.
+    if (run.phase != 5) {
+      run_lines(bytes_of(first, last), true);
+      return;
+    }
+    detail::BlockSurvey& part = segment_survey;
+    part.clear();
+    part.lines_known = true;
+    part.lines_range = bytes_of(first, last);
+    part.levelless_vllm = survey.levelless_vllm;
+    part.first_may_continue = lines[first].continues;
+    part.lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(first),
+                      lines.begin() + static_cast<std::ptrdiff_t>(last));
+    if (!process_unmatched_block(part.lines_range, &part)) run_lines(part.lines_range, block_needs_matching);
+  };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].hits) continue;
+    light(start, i);
+    run_lines(bytes_of(i, i + 1), true);
+    start = i + 1;
+  }
+  light(start, lines.size());
+  std::string_view tail = block.substr(survey.lines_range.size());
+  if (!tail.empty()) run_lines(tail, false);
 }
 
 void Analyzer::feed_line(std::string_view line) {

@@ -179,6 +179,8 @@ struct Analyzer::Impl {
   // block order; a survey that does not fit its block is ignored.
   void feed_blocks(std::string_view bytes, const detail::BlockSurvey* surveys, std::size_t count);
   void feed_block(std::string_view block, const detail::BlockSurvey* survey);
+  void feed_checked_block(std::string_view block, const detail::BlockSurvey& survey, bool plain);
+  detail::BlockSurvey segment_survey;  // feed_checked_block's, for each run of lines
   // The stateless part of a block's light path (headers, lines the tiers must
   // see), of the complete lines `whole`.
   static void survey_lines(std::string_view whole, std::size_t max_line_bytes,

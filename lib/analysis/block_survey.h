@@ -18,6 +18,8 @@ struct SurveyedLine {
   std::string_view text;
   HeaderView header;
   bool opens = false;  // would open an event if none is open (traceback, frame, vLLM error)
+  bool continues = false;  // may continue a line cut before it (Analyzer::Impl::may_continue)
+  bool hits = false;       // matches one of the block's potentials (clear_potentials)
 };
 
 struct BlockSurvey {
@@ -30,6 +32,7 @@ struct BlockSurvey {
   // every statistics line but whose pattern holds on few): no rule can
   // match the block after all.
   bool potentials_cleared = false;
+  bool potentials_checked = false;  // each line's `hits` says whether it matches one
 
   // Of the block's complete lines (up to its last newline), when lines_known.
   bool lines_known = false;
@@ -54,6 +57,7 @@ struct BlockSurvey {
     potentials_known = false;
     potentials.clear();
     potentials_cleared = false;
+    potentials_checked = false;
     lines_known = false;
     lines_range = {};
     needs_matching = false;

@@ -19,11 +19,17 @@ using namespace detail;
 // Returns false when the block must take the full path.
 bool Analyzer::Impl::process_unmatched_block(std::string_view block,
                                              const detail::BlockSurvey* survey) {
-  block_needs_matching = false;
-  if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n')
+  bool fits = survey != nullptr && survey->lines_known && survey->lines_range.data() == block.data() &&
+              survey->lines_range.size() == block.size();
+  if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n') {
+    // The full path, matched unless the block is known to hold no line the
+    // structure and lexical tiers read (the prefilter leaves them out).
+    block_needs_matching = !fits || survey->needs_matching ||
+                           (survey->first_may_continue && !cut.message.empty());
     return false;
-  if (survey == nullptr || !survey->lines_known || survey->lines_range.data() != block.data() ||
-      survey->lines_range.size() != block.size()) {
+  }
+  block_needs_matching = false;
+  if (!fits) {
     local_survey.clear();
     survey_lines(block, options.max_line_bytes, local_survey);
     survey = &local_survey;
@@ -85,6 +91,10 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
     match_rest = state == State::Open;
     full_from = state == State::Open ? open_from : lines.size() - 1;
   }
+  // An event open from before the block that its first line closed (by
+  // the checks above it has nothing to say) is closed before the lines the
+  // full path takes, which would otherwise continue it.
+  if (full_from > 0 && open_event.open) close_event();
   std::string_view last_timestamp_text;
   for (std::size_t i = 0; i < full_from; ++i) {
     const SurveyedLine& l = lines[i];
@@ -159,7 +169,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&
                   (header.level == "ERROR" || header.level == "CRITICAL"));
-    out.lines.push_back(SurveyedLine{line, header, opens});
+    out.lines.push_back(SurveyedLine{line, header, opens, continues, false});
     previous = &out.lines.back();
   }
 }
@@ -192,22 +202,30 @@ void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& 
 void Analyzer::Impl::clear_potentials(const Rulebook::Impl& rules, const std::vector<int>& potentials,
                                       detail::BlockSurvey& survey) {
   survey.potentials_cleared = false;
+  survey.potentials_checked = false;
   if (potentials.empty() || potentials.size() > kPotentialsChecked || !survey.lines_known ||
       survey.needs_matching || survey.declined)
     return;
   // What candidates() would ask of each line's message, asked of the few
   // rules the prefilter left (the others cannot match any line of the block).
-  for (const SurveyedLine& line : survey.lines) {
+  bool any = false;
+  for (SurveyedLine& line : survey.lines) {
     re2::StringPiece text(line.header.message.data(), line.header.message.size());
+    line.hits = false;
     for (int id : potentials) {
       const CompiledRule& rule =
           rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])];
-      if (!rule.regex) return;
-      const re2::RE2& regex = rule.regex->get();
-      if (!regex.ok() || regex.Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0)) return;
+      const re2::RE2* regex = rule.regex ? &rule.regex->get() : nullptr;
+      if (regex == nullptr || !regex->ok() ||
+          regex->Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0)) {
+        line.hits = true;
+        break;
+      }
     }
+    any = any || line.hits;
   }
-  survey.potentials_cleared = true;
+  survey.potentials_checked = true;
+  survey.potentials_cleared = !any;
 }
 
 void Analyzer::Impl::process_enveloped(std::string_view raw, bool truncated) {
