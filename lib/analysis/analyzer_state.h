@@ -190,6 +190,7 @@ struct Analyzer::Impl {
                            Rulebook::Impl::PrefilterScratch& scratch, std::size_t max_line_bytes,
                            detail::BlockSurvey& out);
   void feed_parallel(std::string_view bytes, unsigned threads);
+  std::vector<detail::SurveyWindow> survey_ring;  // feed_parallel's, kept between calls
   // Sets survey.potentials_cleared when no surveyed line matches any of
   // `potentials` (few, see kPotentialsChecked).
   static void clear_potentials(const Rulebook::Impl& rules, const std::vector<int>& potentials,

@@ -85,6 +85,14 @@ inline std::size_t block_end(std::string_view bytes, std::size_t start) {
 
 namespace logrx::detail {
 
+// A window of feed_all's input and the surveys of its blocks.
+struct SurveyWindow {
+  std::string_view bytes;
+  std::vector<BlockSurvey> surveys;  // kept between uses: their vectors' storage is reused
+  std::size_t count = 0;             // surveys in use
+  bool ready = false;
+};
+
 // How Analyzer::feed_all cuts its input. Tests make the grain fine so that
 // short logs go through every stage; nothing else changes it.
 struct ParallelGrain {

@@ -28,14 +28,9 @@ constexpr std::size_t kLookahead = 3;  // windows per thread
 // Enough lines for the envelope decoder to have decided.
 constexpr std::size_t kDecideBytes = 64 * 1024;
 
-struct Window {
-  std::string_view bytes;
-  std::vector<BlockSurvey> surveys;  // kept between uses: their vectors' storage is reused
-  std::size_t count = 0;             // surveys in use
-  bool ready = false;
-};
-
 }  // namespace
+
+
 
 ParallelGrain& detail::parallel_grain() {
   // Below parallel_from bytes, starting threads costs more than they save.
@@ -97,7 +92,11 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   std::size_t windows = starts.size() - 1;
   auto window_bytes = [&](std::size_t i) { return bytes.substr(starts[i], starts[i + 1] - starts[i]); };
 
-  std::vector<Window> ring(kLookahead * threads);
+  // Kept between calls (a file comes in pieces): no memory is allocated
+  // again for the surveys' lines once the ring has grown.
+  std::vector<SurveyWindow>& ring = survey_ring;
+  ring.resize(kLookahead * threads);
+  for (SurveyWindow& window : ring) window.ready = false;
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t next_claim = 0;  // windows claimed for surveying
@@ -117,7 +116,7 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   const Rulebook::Impl& book = rules;
 
   auto survey_window = [&](std::size_t index, Rulebook::Impl::PrefilterScratch& scratch) {
-    Window& window = ring[index % ring.size()];
+    SurveyWindow& window = ring[index % ring.size()];
     std::string_view text = window_bytes(index);
     window.bytes = text;
     window.count = 0;
@@ -218,7 +217,7 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         }
         continue;
       }
-      Window& window = ring[index % ring.size()];
+      SurveyWindow& window = ring[index % ring.size()];
       {
         std::unique_lock<std::mutex> lock(mutex);
         // Survey windows here too while the one needed is not ready.
