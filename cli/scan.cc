@@ -286,7 +286,8 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     } else if (format == "github") {
       out << to_github_annotations(report);
     } else {
-      out << to_json(report) << "\n";
+      write_json(out, report);
+      out << "\n";
     }
     if (files_out[i]) {
       std::string error = files_out[i]->close();

@@ -17,6 +17,10 @@ namespace logrx {
 // "summary": {...}}. Field names are a public contract: never renamed.
 std::string to_json(const Report& report, int indent = 2);
 
+// to_json written to `out`, one finding at a time: the same bytes, without
+// the whole document in memory at once (a report can hold 10,000 findings).
+void write_json(std::ostream& out, const Report& report, int indent = 2);
+
 struct TextOptions {
   bool color = false;        // ANSI colours (only for a terminal)
   bool explanations = true;  // print each finding's explanation

@@ -146,10 +146,13 @@ void put_counts(ojson& out, const Summary& s) {
 
 }  // namespace
 
-std::string to_json(const Report& report, int indent) {
+namespace {
+
+ojson report_document(const Report& report, bool with_findings) {
   ojson doc;
   doc["findings"] = ojson::array();
-  for (const Finding& f : report.findings) doc["findings"].push_back(finding_json(f));
+  if (with_findings)
+    for (const Finding& f : report.findings) doc["findings"].push_back(finding_json(f));
   doc["remediation"] = ojson::array();
   for (const RemediationItem& item : report.remediation)
     doc["remediation"].push_back(remediation_json(item));
@@ -227,9 +230,52 @@ std::string to_json(const Report& report, int indent) {
   doc["diagnostics"] = ojson::array();
   for (const ScanDiagnostic& d : report.diagnostics)
     doc["diagnostics"].push_back(ojson{{"file", d.file}, {"line", d.line}, {"message", d.message}});
-  // Log text was sanitised to valid UTF-8, but stream names come from the
-  // command line and may not be.
-  return escape_json_controls(doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  return doc;
+}
+
+// Log text was sanitised to valid UTF-8, but stream names come from the
+// command line and may not be.
+std::string dump(const ojson& value, int indent) {
+  return escape_json_controls(value.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+}  // namespace
+
+std::string to_json(const Report& report, int indent) {
+  return dump(report_document(report, true), indent);
+}
+
+void write_json(std::ostream& out, const Report& report, int indent) {
+  if (indent < 0 || report.findings.empty()) {
+    out << to_json(report, indent);
+    return;
+  }
+  // The document without its findings, which are then written one at a
+  // time where its empty array stands, indented as dump() would.
+  std::string rest = dump(report_document(report, false), indent);
+  std::string pad(static_cast<std::size_t>(indent), ' ');
+  std::string head = "{\n" + pad + "\"findings\": [";
+  if (rest.compare(0, head.size(), head) != 0 || rest.compare(head.size(), 1, "]") != 0) {
+    out << to_json(report, indent);
+    return;
+  }
+  out << head << '\n';
+  std::string inner = pad + pad;
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    std::string text = dump(finding_json(report.findings[i]), indent);
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      out << inner;
+      out.write(text.data() + start, static_cast<std::streamsize>(end - start));
+      if (end < text.size()) out << '\n';
+      start = end + 1;
+    }
+    out << (i + 1 < report.findings.size() ? ",\n" : "\n");
+  }
+  out << pad << ']';
+  out.write(rest.data() + head.size() + 1, static_cast<std::streamsize>(rest.size() - head.size() - 1));
 }
 
 }  // namespace logrx

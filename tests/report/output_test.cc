@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "logrx/output.h"
@@ -123,4 +125,25 @@ TEST_CASE("JSON writes C1, DEL, bidi and zero-width characters as \\u escapes", 
   std::string line = logrx::finding_to_json(f);
   CHECK(line.find("\xC2\x9B") == std::string::npos);
   CHECK(nlohmann::json::parse(line).at("title") == f.title);
+}
+
+TEST_CASE("write_json writes to_json's bytes, one finding at a time", "[report][json]") {
+  auto book = load_builtin();
+  namespace fs = std::filesystem;
+  int compared = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
+    if (entry.path().extension() != ".log") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    logrx::Report report = scan_text(book, text.str());
+    for (int indent : {2, 4, 0, -1}) {
+      std::ostringstream written;
+      logrx::write_json(written, report, indent);
+      INFO(entry.path().string() << ", indent " << indent);
+      CHECK(written.str() == logrx::to_json(report, indent));
+    }
+    if (!report.findings.empty()) ++compared;
+  }
+  CHECK(compared > 400);
 }
