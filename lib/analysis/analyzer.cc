@@ -104,20 +104,20 @@ void Analyzer::Impl::feed_blocks(std::string_view bytes, const detail::BlockSurv
   }
 }
 
+void Analyzer::Impl::run_lines(std::string_view lines, bool may_match, bool plain) {
+  // A line that began in an earlier block is always matched in full, and
+  // its earlier part was not checked for plainness.
+  bool first_line_spans = splitter.has_pending();
+  splitter.feed(lines, [&](std::string_view line, bool truncated) {
+    if (envelope.passthrough())
+      process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
+    else
+      process_enveloped(line, truncated);
+    first_line_spans = false;
+  });
+}
+
 void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurvey* survey) {
-  Impl& impl = *this;
-  auto run_lines = [&impl](std::string_view lines, bool may_match, bool plain) {
-    // A line that began in an earlier block is always matched in full, and
-    // its earlier part was not checked for plainness.
-    bool first_line_spans = impl.splitter.has_pending();
-    impl.splitter.feed(lines, [&](std::string_view line, bool truncated) {
-      if (impl.envelope.passthrough())
-        impl.process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
-      else
-        impl.process_enveloped(line, truncated);
-      first_line_spans = false;
-    });
-  };
   // Once a run is serving, most lines are batch statistics and access logs
   // that only phase markers match. One pass of the literal prefilter over a block
   // of lines tells whether any line in it can matter; if none can, the lines
@@ -187,11 +187,6 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
 // which no rule can match, take the light path.
 void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::BlockSurvey& survey,
                                         bool plain) {
-  auto run_lines = [this, plain](std::string_view lines, bool may_match) {
-    splitter.feed(lines, [&](std::string_view line, bool truncated) {
-      process(line, truncated, may_match, plain);
-    });
-  };
   const std::vector<detail::SurveyedLine>& lines = survey.lines;
   auto bytes_of = [&](std::size_t first, std::size_t last) {  // lines [first, last), newlines included
     const char* begin = lines[first].text.data();
@@ -203,7 +198,7 @@ void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::Bl
     // A matched line may have started a launch, whose start-up lines the
     // phase markers (which the prefilter leaves out) must see.
     if (run.phase != 5) {
-      run_lines(bytes_of(first, last), true);
+      run_lines(bytes_of(first, last), true, plain);
       return;
     }
     detail::BlockSurvey& part = segment_survey;
@@ -211,21 +206,21 @@ void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::Bl
     part.lines_known = true;
     part.lines_range = bytes_of(first, last);
     part.levelless_vllm = survey.levelless_vllm;
-    part.first_may_continue = lines[first].continues;
     part.lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(first),
                       lines.begin() + static_cast<std::ptrdiff_t>(last));
-    if (!process_unmatched_block(part.lines_range, &part)) run_lines(part.lines_range, block_needs_matching);
+    if (!process_unmatched_block(part.lines_range, &part))
+      run_lines(part.lines_range, block_needs_matching, plain);
   };
   std::size_t start = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!lines[i].hits) continue;
     light(start, i);
-    run_lines(bytes_of(i, i + 1), true);
+    run_lines(bytes_of(i, i + 1), true, plain);
     start = i + 1;
   }
   light(start, lines.size());
   std::string_view tail = block.substr(survey.lines_range.size());
-  if (!tail.empty()) run_lines(tail, false);
+  if (!tail.empty()) run_lines(tail, false, plain);
 }
 
 void Analyzer::feed_line(std::string_view line) {

@@ -179,6 +179,8 @@ struct Analyzer::Impl {
   // block order; a survey that does not fit its block is ignored.
   void feed_blocks(std::string_view bytes, const detail::BlockSurvey* surveys, std::size_t count);
   void feed_block(std::string_view block, const detail::BlockSurvey* survey);
+  // Complete or partial lines down the full path (matched when may_match).
+  void run_lines(std::string_view lines, bool may_match, bool plain);
   void feed_checked_block(std::string_view block, const detail::BlockSurvey& survey, bool plain);
   detail::BlockSurvey segment_survey;  // feed_checked_block's, for each run of lines
   // The stateless part of a block's light path (headers, lines the tiers must

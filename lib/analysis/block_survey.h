@@ -47,9 +47,11 @@ struct BlockSurvey {
   // A "(Name pid=N)" line without a level: declined once the stream has
   // seen Ray prefixes around other servers' lines.
   bool levelless_vllm = false;
-  // The first line may continue a cut line of the block before.
-  bool first_may_continue = false;
   std::vector<SurveyedLine> lines;
+
+  // The first line may continue a cut line of the block before (read only
+  // when !needs_matching, when every line is in `lines`).
+  bool first_may_continue() const { return !lines.empty() && lines.front().continues; }
 
   void clear() {
     block = {};
@@ -63,7 +65,6 @@ struct BlockSurvey {
     needs_matching = false;
     declined = false;
     levelless_vllm = false;
-    first_may_continue = false;
     lines.clear();
   }
 };

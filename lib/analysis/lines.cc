@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Lines: the per-line path (parse, match, redact, facts, phases), the light
 // path for blocks no rule can match, and messages cut by a terminal.
+#include <array>
+
 #include "analysis/analyzer_state.h"
 
 namespace logrx {
@@ -25,7 +27,7 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
     // The full path, matched unless the block is known to hold no line the
     // structure and lexical tiers read (the prefilter leaves them out).
     block_needs_matching = !fits || survey->needs_matching ||
-                           (survey->first_may_continue && !cut.message.empty());
+                           (survey->first_may_continue() && !cut.message.empty());
     return false;
   }
   block_needs_matching = false;
@@ -36,7 +38,7 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   }
   // A line the structure and lexical tiers must see wins over every other
   // reason to decline: a declined block is otherwise not matched at all.
-  if (survey->needs_matching || (survey->first_may_continue && !cut.message.empty())) {
+  if (survey->needs_matching || (survey->first_may_continue() && !cut.message.empty())) {
     block_needs_matching = true;
     return false;
   }
@@ -154,11 +156,8 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     // line needs the full path so that they can still speak. A line that may
     // continue a cut one, joined with it, may match.
     bool continues = may_continue(header.dialect, header.message);
-    if (previous == nullptr) {
-      out.first_may_continue = continues;
-    } else if (continues && may_be_cut(previous->header.message)) {
+    if (previous != nullptr && continues && may_be_cut(previous->header.message))
       out.needs_matching = true;
-    }
     if (is_error_level(header.level) ||
         (!is_quiet_level(header.level) &&
          (is_exception_line(header.message) || reports_error(header.message))) ||
@@ -208,20 +207,20 @@ void Analyzer::Impl::clear_potentials(const Rulebook::Impl& rules, const std::ve
     return;
   // What candidates() would ask of each line's message, asked of the few
   // rules the prefilter left (the others cannot match any line of the block).
+  std::array<const re2::RE2*, kPotentialsChecked> regexes{};
+  for (std::size_t k = 0; k < potentials.size(); ++k) {
+    const CompiledRule& rule =
+        rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(potentials[k])])];
+    if (!rule.regex || !rule.regex->get().ok()) return;
+    regexes[k] = &rule.regex->get();
+  }
   bool any = false;
   for (SurveyedLine& line : survey.lines) {
     re2::StringPiece text(line.header.message.data(), line.header.message.size());
-    line.hits = false;
-    for (int id : potentials) {
-      const CompiledRule& rule =
-          rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])];
-      const re2::RE2* regex = rule.regex ? &rule.regex->get() : nullptr;
-      if (regex == nullptr || !regex->ok() ||
-          regex->Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0)) {
-        line.hits = true;
-        break;
-      }
-    }
+    line.hits = std::any_of(regexes.begin(), regexes.begin() + static_cast<std::ptrdiff_t>(potentials.size()),
+                            [&](const re2::RE2* regex) {
+                              return regex->Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0);
+                            });
     any = any || line.hits;
   }
   survey.potentials_checked = true;
