@@ -37,19 +37,6 @@ struct Scan {
   std::uint64_t prefiltered = 0;
 };
 
-// Line by line: no blocks, no prefilter, no light path; the reference.
-std::string scan_lines(const Rulebook& book, const std::string& text, const AnalyzerOptions& options) {
-  Analyzer analyzer(book, options);
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    analyzer.feed_line(std::string_view(text).substr(start, end - start));
-    start = end + 1;
-  }
-  return to_json(analyzer.finish());
-}
-
 Scan scan_fed(const Rulebook& book, const std::string& text, const AnalyzerOptions& options) {
   Analyzer analyzer(book, options);
   analyzer.feed(text);
@@ -141,7 +128,7 @@ TEST_CASE("feed_all on several threads reports what feed does, on long serving l
   for (unsigned seed : {1u, 2u}) {
     std::string log = serving_traffic(seed, std::size_t{6} << 20);
     Scan expected = scan_fed(book, log, options);
-    CHECK(expected.json == scan_lines(book, log, options));
+    CHECK(expected.json == to_json(test::scan_line_by_line(book, log, options)));
     // The comparison means something only if most lines took the light path.
     REQUIRE(expected.prefiltered > 25000);
     for (unsigned threads : {2u, 3u, 4u}) {
@@ -173,11 +160,8 @@ TEST_CASE("feed_all on several threads reports what feed does, on every corpus l
   int logs = 0;
   for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
     if (entry.path().extension() != ".log") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
     // Long enough to have windows: the log, serving traffic, the log again.
-    std::string log = text.str();
+    std::string log = test::read_file(entry.path());
     std::string longer = log + "\n" + serving_traffic(7, 60000) + log;
     AnalyzerOptions options;
     options.stream_name = "server.log";

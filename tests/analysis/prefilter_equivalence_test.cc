@@ -23,15 +23,7 @@ std::string json_of(Report report) {
 std::string scan_line_by_line(const Rulebook& book, const std::string& text) {
   AnalyzerOptions options;
   options.stream_name = "s";
-  Analyzer analyzer(book, options);
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    analyzer.feed_line(std::string_view(text).substr(start, end - start));
-    start = end + 1;
-  }
-  return json_of(analyzer.finish());
+  return json_of(test::scan_line_by_line(book, text, options));
 }
 
 std::string scan_in_chunks(const Rulebook& book, const std::string& text, std::size_t chunk,

@@ -133,10 +133,7 @@ TEST_CASE("write_json writes to_json's bytes, one finding at a time", "[report][
   int compared = 0;
   for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
     if (entry.path().extension() != ".log") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    logrx::Report report = scan_text(book, text.str());
+    logrx::Report report = scan_text(book, logrx::test::read_file(entry.path()));
     for (int indent : {2, 4, 0, -1}) {
       std::ostringstream written;
       logrx::write_json(written, report, indent);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -72,6 +73,27 @@ inline Report scan_text(const Rulebook& book, const std::string& text) {
   Analyzer analyzer(book, options);
   analyzer.feed(text);
   return analyzer.finish();
+}
+
+// Line by line (feed_line): no blocks, no prefilter, no light path; what
+// the block paths must report.
+inline Report scan_line_by_line(const Rulebook& book, const std::string& text,
+                                const AnalyzerOptions& options) {
+  Analyzer analyzer(book, options);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    analyzer.feed_line(std::string_view(text).substr(start, end - start));
+    start = end + 1;
+  }
+  return analyzer.finish();
+}
+
+// A whole file's bytes.
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace logrx::test
