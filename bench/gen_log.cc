@@ -40,6 +40,35 @@ struct Clock {
   }
 };
 
+// The steady-state lines both generators write, into buf (1024 bytes).
+int decode_batch(char* buf, Rng& rng, const char* ts, int tp) {
+  return std::snprintf(buf, 1024,
+                       "[%s TP%d] Decode batch, #running-req: %d, #token: %d, token usage: %.2f, cuda graph: True, gen throughput (token/s): %.2f, #queue-req: %d, \n",
+                       ts, tp, rng.below(256), rng.below(400000), rng.unit(), 1000 + rng.unit() * 5000, rng.below(50));
+}
+
+int prefill_batch(char* buf, Rng& rng, const char* ts, int tp) {
+  return std::snprintf(buf, 1024,
+                       "[%s TP%d] Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d, \n",
+                       ts, tp, 1 + rng.below(16), rng.below(16384), rng.below(8192), rng.unit(), rng.below(256), rng.below(50));
+}
+
+int sglang_access(char* buf, Rng& rng, const char* ts) {
+  return std::snprintf(buf, 1024, "[%s] INFO:     10.0.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
+                       ts, rng.below(256), rng.below(256), 30000 + rng.below(30000));
+}
+
+int vllm_stats(char* buf, Rng& rng, const char* ts) {
+  return std::snprintf(buf, 1024,
+                       "(APIServer pid=1) INFO %s [loggers.py:208] Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%\n",
+                       ts, rng.unit() * 90000, rng.unit() * 4000, rng.below(256), rng.below(64), rng.unit() * 100, rng.unit() * 100);
+}
+
+int vllm_access(char* buf, Rng& rng) {
+  return std::snprintf(buf, 1024, "(APIServer pid=1) INFO:     10.1.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
+                       rng.below(256), rng.below(256), 40000 + rng.below(20000));
+}
+
 std::size_t sglang_line(Rng& rng, const Clock& clock, std::string& out) {
   char ts[32];
   clock.sglang(ts);
@@ -59,16 +88,11 @@ std::size_t sglang_line(Rng& rng, const Clock& clock, std::string& out) {
                       "[%s TP%d] KV cache pool is full. Retract requests. #retracted_reqs: %d, #new_token_ratio: 0.%04d -> 0.%04d\n",
                       ts, tp, 1 + rng.below(8), rng.below(10000), rng.below(10000));
   } else if (r < 70000) {
-    n = std::snprintf(buf, sizeof buf,
-                      "[%s TP%d] Decode batch, #running-req: %d, #token: %d, token usage: %.2f, cuda graph: True, gen throughput (token/s): %.2f, #queue-req: %d, \n",
-                      ts, tp, rng.below(256), rng.below(400000), rng.unit(), 1000 + rng.unit() * 5000, rng.below(50));
+    n = decode_batch(buf, rng, ts, tp);
   } else if (r < 85000) {
-    n = std::snprintf(buf, sizeof buf,
-                      "[%s TP%d] Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d, \n",
-                      ts, tp, 1 + rng.below(16), rng.below(16384), rng.below(8192), rng.unit(), rng.below(256), rng.below(50));
+    n = prefill_batch(buf, rng, ts, tp);
   } else {
-    n = std::snprintf(buf, sizeof buf, "[%s] INFO:     10.0.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
-                      ts, rng.below(256), rng.below(256), 30000 + rng.below(30000));
+    n = sglang_access(buf, rng, ts);
   }
   out.append(buf, static_cast<std::size_t>(n));
   return static_cast<std::size_t>(n);
@@ -88,13 +112,9 @@ std::size_t vllm_line(Rng& rng, const Clock& clock, std::string& out) {
                       "(EngineCore_DP0 pid=79) ERROR %s [core.py:843] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 0 has a total capacity of 79.19 GiB of which 2.13 GiB is free.\n",
                       ts, ts, ts, ts);
   } else if (r < 10000) {
-    n = std::snprintf(buf, sizeof buf,
-                      "(APIServer pid=1) INFO %s [loggers.py:208] Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%\n",
-                      ts, rng.unit() * 90000, rng.unit() * 4000, rng.below(256), rng.below(64), rng.unit() * 100, rng.unit() * 100);
+    n = vllm_stats(buf, rng, ts);
   } else {
-    n = std::snprintf(buf, sizeof buf,
-                      "(APIServer pid=1) INFO:     10.1.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
-                      rng.below(256), rng.below(256), 40000 + rng.below(20000));
+    n = vllm_access(buf, rng);
   }
   out.append(buf, static_cast<std::size_t>(n));
   return static_cast<std::size_t>(n);
@@ -142,28 +162,19 @@ std::size_t serving_line(Rng& rng, const Clock& clock, bool problem, std::string
   } else {
     int r = rng.below(1000);
     if (r < 300) {
-      n = std::snprintf(buf, sizeof buf,
-                        "[%s TP%d] Decode batch, #running-req: %d, #token: %d, token usage: %.2f, cuda graph: True, gen throughput (token/s): %.2f, #queue-req: %d, \n",
-                        sg, tp, rng.below(256), rng.below(400000), rng.unit(), 1000 + rng.unit() * 5000, rng.below(50));
+      n = decode_batch(buf, rng, sg, tp);
     } else if (r < 400) {
-      n = std::snprintf(buf, sizeof buf,
-                        "[%s TP%d] Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d, \n",
-                        sg, tp, 1 + rng.below(16), rng.below(16384), rng.below(8192), rng.unit(), rng.below(256), rng.below(50));
+      n = prefill_batch(buf, rng, sg, tp);
     } else if (r < 550) {
-      n = std::snprintf(buf, sizeof buf, "[%s] INFO:     10.0.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
-                        sg, rng.below(256), rng.below(256), 30000 + rng.below(30000));
+      n = sglang_access(buf, rng, sg);
     } else if (r < 650) {
-      n = std::snprintf(buf, sizeof buf,
-                        "(APIServer pid=1) INFO %s [loggers.py:208] Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%\n",
-                        vl, rng.unit() * 90000, rng.unit() * 4000, rng.below(256), rng.below(64), rng.unit() * 100, rng.unit() * 100);
+      n = vllm_stats(buf, rng, vl);
     } else if (r < 700) {
       n = std::snprintf(buf, sizeof buf,
                         "(APIServer pid=1) INFO %s [logger.py:43] Received request chatcmpl-%08x%08x: prompt: '', params: SamplingParams(n=1, temperature=0.7, top_p=1.0, max_tokens=%d), lora_request: None.\n",
                         vl, static_cast<unsigned>(rng.next()), static_cast<unsigned>(rng.next()), 16 + rng.below(4096));
     } else {
-      n = std::snprintf(buf, sizeof buf,
-                        "(APIServer pid=1) INFO:     10.1.%d.%d:%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n",
-                        rng.below(256), rng.below(256), 40000 + rng.below(20000));
+      n = vllm_access(buf, rng);
     }
   }
   out.append(buf, static_cast<std::size_t>(n));
