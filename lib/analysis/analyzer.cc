@@ -124,35 +124,40 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   // are still parsed (runs, events, timestamps) but not matched. Only plain
   // ASCII blocks qualify: sanitising could otherwise change what matches.
   bool may_match = true;
+  bool checked = true;  // a survey's line-by-line check of its potentials holds
   bool plain = survey != nullptr ? survey->plain : is_plain_text(block);
   // The prefilter is built on first use (a few milliseconds): only once the
   // stream has shown enough serving traffic for it to pay off.
   constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
-  if (run.phase == 5) serving_bytes += block.size();
+  if (run.phase == kServingPhase) serving_bytes += block.size();
   // The prefilter reads the raw bytes: an envelope's escapes would hide
   // what it looks for.
-  if (plain && envelope.passthrough() && run.phase == 5 && serving_bytes > kPrefilterAfterBytes &&
+  if (plain && envelope.passthrough() && run.phase == kServingPhase && serving_bytes > kPrefilterAfterBytes &&
       !options.include_silent && !unmatched_callback && rules.has_prefilter()) {
     if (survey != nullptr && survey->potentials_known) {
-      may_match = !survey->potentials_cleared && rules.any_live(survey->potentials, retired);
+      checked = check_holds(*survey);
+      may_match = !(checked && survey->potentials_cleared) && rules.any_live(survey->potentials, retired);
     } else {
       may_match = rules.block_may_match(block, prefilter_scratch, retired);
-      // A few rules left: are they on any line at all?
-      if (may_match && prefilter_scratch.potentials.size() <= detail::kPotentialsChecked &&
-          !splitter.has_pending()) {
+      // A few live rules left: are they on any line at all?
+      if (may_match && !splitter.has_pending()) {
+        live_potentials.clear();
+        for (int id : prefilter_scratch.potentials)
+          if (retired.empty() || !retired[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])])
+            live_potentials.push_back(id);
         std::size_t last = block.rfind('\n');
-        if (last != std::string_view::npos) {
+        if (live_potentials.size() <= detail::kPotentialsChecked && last != std::string_view::npos) {
           local_survey.clear();
           local_survey.block = block;
           survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey);
-          clear_potentials(rules, prefilter_scratch.potentials, local_survey);
+          clear_potentials(rules, live_potentials, local_survey);
           survey = &local_survey;
           if (local_survey.potentials_cleared) may_match = false;
         }
       }
     }
   }
-  if (may_match && survey != nullptr && survey->potentials_checked && !splitter.has_pending()) {
+  if (may_match && checked && survey != nullptr && survey->potentials_checked && !splitter.has_pending()) {
     feed_checked_block(block, *survey, plain);
     return;
   }
@@ -197,7 +202,7 @@ void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::Bl
     if (first == last) return;
     // A matched line may have started a launch, whose start-up lines the
     // phase markers (which the prefilter leaves out) must see.
-    if (run.phase != 5) {
+    if (run.phase != kServingPhase) {
       run_lines(bytes_of(first, last), true, plain);
       return;
     }

@@ -187,10 +187,16 @@ struct Analyzer::Impl {
   // see), of the complete lines `whole`.
   static void survey_lines(std::string_view whole, std::size_t max_line_bytes,
                            detail::BlockSurvey& out);
-  // Everything a survey holds, for a block of a stream in passthrough (no envelope).
+  // Everything a survey holds, for a block of a stream in passthrough (no
+  // envelope). `retired_hint` (by rule index, may be empty) is what the
+  // stream had retired when the survey began: its potentials are not checked
+  // line by line, and the analysis ignores the check if one is live again.
   static void survey_block(std::string_view block, const Rulebook::Impl& rules,
                            Rulebook::Impl::PrefilterScratch& scratch, std::size_t max_line_bytes,
-                           detail::BlockSurvey& out);
+                           const std::vector<char>& retired_hint, detail::BlockSurvey& out);
+  // Whether the line-by-line check of a survey's potentials still holds for
+  // the stream's retired rules now.
+  bool check_holds(const detail::BlockSurvey& survey) const;
   void feed_parallel(std::string_view bytes, unsigned threads);
   std::vector<detail::SurveyWindow> survey_ring;  // feed_parallel's, kept between calls
   // Sets survey.potentials_cleared when no surveyed line matches any of
@@ -234,7 +240,11 @@ struct Analyzer::Impl {
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
   detail::BlockSurvey local_survey;     // process_unmatched_block's, when none was made ahead
+  std::vector<int> live_potentials;     // feed_block's: the prefilter's, less the retired rules
   bool block_needs_matching = false;   // why process_unmatched_block declined
+  // The lines being processed are in a block the prefilter cleared: only
+  // the rules it leaves out can match them (Rulebook::Impl::cleared_candidates).
+  bool in_cleared_block = false;
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
   struct {

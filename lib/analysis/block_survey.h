@@ -33,6 +33,9 @@ struct BlockSurvey {
   // match the block after all.
   bool potentials_cleared = false;
   bool potentials_checked = false;  // each line's `hits` says whether it matches one
+  // Potentials left out of that check: rules the stream had retired when the
+  // survey began (the check says nothing of them).
+  std::vector<int> unchecked;
 
   // Of the block's complete lines (up to its last newline), when lines_known.
   bool lines_known = false;
@@ -60,6 +63,7 @@ struct BlockSurvey {
     potentials.clear();
     potentials_cleared = false;
     potentials_checked = false;
+    unchecked.clear();
     lines_known = false;
     lines_range = {};
     needs_matching = false;

@@ -124,6 +124,10 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   // The line before full_from is not continued by it (or the block would
   // have been declined), so no cut line is pending there.
   if (full_from > 0) cut.message.clear();
+  struct Cleared {
+    bool& flag;
+    ~Cleared() { flag = false; }
+  } cleared{in_cleared_block = true};
   for (std::size_t i = full_from; i < lines.size(); ++i) process(lines[i].text, false, match_rest, true);
   prefiltered_lines += lines.size();
   return true;
@@ -175,27 +179,37 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
 
 void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& rules,
                                   Rulebook::Impl::PrefilterScratch& scratch,
-                                  std::size_t max_line_bytes, detail::BlockSurvey& out) {
+                                  std::size_t max_line_bytes, const std::vector<char>& retired_hint,
+                                  detail::BlockSurvey& out) {
   out.block = block;
   out.plain = is_plain_text(block);
   if (!out.plain || !rules.has_prefilter()) return;
   out.potentials = rules.block_potentials(block, scratch);
   out.potentials_known = true;
-  // Lines are only surveyed where the light path may take them: no rule
-  // left in the block but ones a launch may have retired (the analysis knows
-  // which it has).
-  // A few potentials are checked line by line.
-  bool may_be_light = out.potentials.size() <= kPotentialsChecked ||
-                      std::all_of(out.potentials.begin(), out.potentials.end(), [&](int id) {
-                        return rules.compiled[static_cast<std::size_t>(
-                                                  rules.prefilter_rules[static_cast<std::size_t>(id)])]
-                                   .retire_after >= 0;
-                      });
-  if (!may_be_light) return;
+  // Lines are only surveyed where the light path may take them: a few
+  // potentials left, checked line by line, besides rules the stream had
+  // retired (a launch retires the statistics rules whose literals are on
+  // every serving line: checking those would cost a regex per line).
+  thread_local std::vector<int> live;
+  live.clear();
+  for (int id : out.potentials) {
+    auto rule = static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)]);
+    if (!retired_hint.empty() && retired_hint[rule]) {
+      out.unchecked.push_back(id);
+    } else {
+      live.push_back(id);
+    }
+  }
+  if (live.size() > kPotentialsChecked) return;
   std::size_t last = block.rfind('\n');
   if (last == std::string_view::npos) return;
   survey_lines(block.substr(0, last + 1), max_line_bytes, out);
-  clear_potentials(rules, out.potentials, out);
+  clear_potentials(rules, live, out);
+}
+
+bool Analyzer::Impl::check_holds(const detail::BlockSurvey& survey) const {
+  if (survey.unchecked.empty()) return true;
+  return !rules.any_live(survey.unchecked, retired);
 }
 
 void Analyzer::Impl::clear_potentials(const Rulebook::Impl& rules, const std::vector<int>& potentials,
@@ -529,7 +543,12 @@ void Analyzer::Impl::find_matches() {
 void Analyzer::Impl::collect_matches() {
   matches.clear();
   if (event.message.empty()) return;
-  if (!rules.candidates(event.message, candidates) || candidates.empty()) return;
+  // A launch starting inside a cleared block would need the phase markers
+  // cleared_candidates leaves out (the prefilter would have kept its banner).
+  bool cleared = in_cleared_block && run.phase >= kServingPhase && !options.include_silent;
+  bool decided = cleared ? rules.cleared_candidates(event.message, candidates)
+                         : rules.candidates(event.message, candidates);
+  if (!decided || candidates.empty()) return;
   // A header-less line belongs to the server the stream was last seen
   // writing, else to the one its tracebacks' paths name.
   Dialect effective = event.dialect != Dialect::Unknown ? event.dialect

@@ -115,7 +115,17 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   std::size_t max_line = options.max_line_bytes;
   const Rulebook::Impl& book = rules;
 
-  auto survey_window = [&](std::size_t index, Rulebook::Impl::PrefilterScratch& scratch) {
+  // What the stream has retired, as the analysis last published it: the
+  // surveys skip those rules' line-by-line check (see survey_block).
+  std::vector<char> published_retired = retired;
+  std::uint64_t retired_version = 0;
+  struct Surveyor {
+    Rulebook::Impl::PrefilterScratch scratch;
+    std::vector<char> retired_hint;
+    std::uint64_t version = static_cast<std::uint64_t>(-1);
+  };
+
+  auto survey_window = [&](std::size_t index, Surveyor& surveyor) {
     SurveyWindow& window = ring[index % ring.size()];
     std::string_view text = window_bytes(index);
     window.bytes = text;
@@ -125,22 +135,26 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
       if (window.count == window.surveys.size()) window.surveys.emplace_back();
       BlockSurvey& survey = window.surveys[window.count++];
       survey.clear();
-      survey_block(text.substr(start, end - start), book, scratch, max_line, survey);
+      survey_block(text.substr(start, end - start), book, surveyor.scratch, max_line,
+                   surveyor.retired_hint, survey);
       start = end;
     }
   };
   // Claims the next window that fits in the ring, surveys it and marks it
   // ready. False when there is none to claim (yet).
-  auto claim_and_survey = [&](std::unique_lock<std::mutex>& lock,
-                              Rulebook::Impl::PrefilterScratch& scratch) {
+  auto claim_and_survey = [&](std::unique_lock<std::mutex>& lock, Surveyor& surveyor) {
     if (stop || !surveying || next_claim >= windows || next_claim >= consumed + ring.size())
       return false;
     std::size_t index = next_claim++;
+    if (surveyor.version != retired_version) {
+      surveyor.retired_hint = published_retired;
+      surveyor.version = retired_version;
+    }
     lock.unlock();
     try {
       // `tuned` is set before surveying starts and never changes after.
-      if (!scratch.scanner && tuned.scanner) scratch = tuned;
-      survey_window(index, scratch);
+      if (!surveyor.scratch.scanner && tuned.scanner) surveyor.scratch = tuned;
+      survey_window(index, surveyor);
     } catch (...) {
       lock.lock();
       if (!failure) failure = std::current_exception();
@@ -176,10 +190,10 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         } catch (...) {
           // Built (or failed) again where the analysis needs it.
         }
-        Rulebook::Impl::PrefilterScratch scratch;
+        Surveyor surveyor;
         std::unique_lock<std::mutex> lock(mutex);
         while (!stop) {
-          if (!claim_and_survey(lock, scratch)) changed.wait(lock);
+          if (!claim_and_survey(lock, surveyor)) changed.wait(lock);
         }
       });
     }
@@ -187,7 +201,7 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
     // No more threads to be had: the ones started (or this one alone) do the work.
   }
 
-  Rulebook::Impl::PrefilterScratch own_scratch;
+  Surveyor own;
   std::size_t index = 0;
 
   try {
@@ -204,6 +218,10 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         {
           std::lock_guard<std::mutex> guard(mutex);
           ++consumed;
+          if (retired != published_retired) {
+            published_retired = retired;
+            ++retired_version;
+          }
           if (tuned_now) {
             tuned = prefilter_scratch;
             next_claim = index + 1;
@@ -222,7 +240,7 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         std::unique_lock<std::mutex> lock(mutex);
         // Survey windows here too while the one needed is not ready.
         while (!window.ready && !failure) {
-          if (!claim_and_survey(lock, own_scratch)) changed.wait(lock);
+          if (!claim_and_survey(lock, own)) changed.wait(lock);
         }
         if (failure) break;
       }
@@ -231,6 +249,10 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         std::lock_guard<std::mutex> guard(mutex);
         window.ready = false;
         ++consumed;
+        if (retired != published_retired) {
+          published_retired = retired;
+          ++retired_version;
+        }
       }
       changed.notify_all();
       // A stream in an envelope never takes the light path: no more surveys.

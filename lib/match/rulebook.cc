@@ -336,6 +336,38 @@ bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out)
   return true;
 }
 
+bool Rulebook::Impl::cleared_candidates(std::string_view message, std::vector<int>& out) const {
+  std::call_once(cleared_once, [this] {
+    if (!has_prefilter()) return;
+    std::vector<char> filtered(rules.size(), 0);
+    for (int rule : prefilter_rules) filtered[static_cast<std::size_t>(rule)] = 1;
+    auto set = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+    for (int rule : selector_rules) {
+      auto index = static_cast<std::size_t>(rule);
+      const CompiledRule& rule_compiled = compiled[index];
+      // A phase marker of serving or earlier is skipped once serving.
+      if (filtered[index] || (rule_compiled.phase_only && rule_compiled.phase_index <= kServingPhase))
+        continue;
+      if (set->Add(rules[index].pattern, nullptr) < 0) return;
+      cleared_rules.push_back(rule);
+    }
+    if (!set->Compile()) return;
+    cleared_selector = std::move(set);
+    cleared_ok = true;
+  });
+  if (!cleared_ok) return candidates(message, out);
+  out.clear();
+  if (cleared_rules.empty()) return true;
+  re2::RE2::Set::ErrorInfo info{};
+  re2::StringPiece text(message.data(), message.size());
+  thread_local std::vector<int> found;
+  if (!cleared_selector->Match(text, nullptr, &info)) return info.kind == re2::RE2::Set::kNoError;
+  if (!cleared_selector->Match(text, &found, &info)) return info.kind == re2::RE2::Set::kNoError;
+  for (int index : found) out.push_back(cleared_rules[static_cast<std::size_t>(index)]);
+  std::sort(out.begin(), out.end());
+  return true;
+}
+
 const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
   for (const RuleSpec& rule : rules)
     if (rule.trigger == Trigger::Engine && rule.id == id) return &rule;

@@ -9,6 +9,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "logrx/rulebook.h"
@@ -16,6 +17,10 @@
 #include "rules/expression.h"
 
 namespace logrx {
+
+// The phase of a run that serves requests: the only one the light path runs in.
+inline constexpr std::size_t kServingPhase = 5;
+static_assert(std::string_view(kPhases[kServingPhase]) == "serving");
 
 struct CompiledRemediation {
   std::optional<detail::Expression> value;
@@ -128,6 +133,19 @@ struct Rulebook::Impl {
   static constexpr int kMaxScannerRebuilds = 32;
   void build_stream_scanner(std::string_view sample, PrefilterScratch& scratch) const;
   void tune_stream_scanner(std::string_view block, PrefilterScratch& scratch) const;
+
+  // What candidates() returns for a line of a block the prefilter cleared,
+  // while the run is serving (the light path's only phase) and silent rules
+  // are not reported: only the rules the prefilter leaves out (structure and
+  // lexical rules, phase markers of later phases) can match such a line, and
+  // the selector of those few is far cheaper than the whole rulebook's on
+  // the lines the light path still takes the full way. Falls back to
+  // candidates() when that selector cannot be built.
+  bool cleared_candidates(std::string_view message, std::vector<int>& out) const;
+  mutable std::once_flag cleared_once;
+  mutable std::unique_ptr<re2::RE2::Set> cleared_selector;
+  mutable std::vector<int> cleared_rules;  // cleared_selector index -> rule index
+  mutable bool cleared_ok = false;
 
   bool extract(std::size_t index, std::string_view message,
                std::map<std::string, std::string>& captures) const;

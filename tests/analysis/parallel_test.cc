@@ -150,6 +150,61 @@ TEST_CASE("feed_all on several threads reports what feed does, on long serving l
   }
 }
 
+// Surveys made ahead skip the line-by-line check of rules the stream has
+// retired; a restart revives them, and the surveys made before it must not
+// hide their lines from the new launch.
+TEST_CASE("feed_all matches rules a restart revives, in windows surveyed before it",
+          "[analysis][parallel]") {
+  Rulebook book = test::load_builtin();
+  AnalyzerOptions options;
+  options.stream_name = "server.log";
+  options.year = 2026;
+  auto launch = [](std::ostringstream& out, int hour) {
+    out << "[2026-07-01 " << hour << ":00:00] server_args=ServerArgs(model_path='m', "
+           "mem_fraction_static=0.88, tp_size=1)\n"
+        << "[2026-07-01 " << hour << ":00:30] max_total_num_tokens=431011, chunked_prefill_size=8192, "
+           "max_prefill_tokens=16384, max_running_requests=4097, context_len=131072, "
+           "available_gpu_mem=8.71 GB\n"
+        << "[2026-07-01 " << hour << ":01:00] The server is fired up and ready to roll!\n";
+  };
+  auto decode = [](std::ostringstream& out, int hour, int i, const char* usage) {
+    out << "[2026-07-01 " << hour << ":" << (10 + i / 1000 % 50) << ":00 TP0] Decode batch, "
+        << "#running-req: " << i % 50 << ", #token: " << i * 7 << ", token usage: " << usage
+        << ", cuda graph: True, gen throughput (token/s): 1234.5, #queue-req: 0, \n";
+    out << "(APIServer pid=1) INFO:     10.0.3.17:4" << i % 1000 << " - \"POST /v1/chat/completions "
+        << "HTTP/1.1\" 200 OK\n";
+  };
+  std::ostringstream out;
+  launch(out, 10);
+  // The first launch's usage retires the statistics rules early on.
+  for (int i = 0; i < 30000; ++i) decode(out, 10, i, i % 1000 == 5 ? "0.95" : "0.31");
+  launch(out, 11);
+  // The second launch's high usage comes right after its start, within
+  // the windows surveyed ahead while the first launch still had them retired.
+  // Next to it, a line with the words of a rule still live but not its
+  // pattern: the survey checks that rule line by line and finds nothing.
+  for (int i = 0; i < 30000; ++i) {
+    decode(out, 11, i, i == 400 ? "0.97" : "0.32");
+    if (i == 401) out << "[2026-07-01 11:10:00 TP0] KV cache pool is full. Retract requests. #retracted_reqs: none\n";
+  }
+  std::string log = out.str();
+  Scan expected = scan_fed(book, log, options);
+  Report report = test::scan_line_by_line(book, log, options);
+  REQUIRE(expected.json == to_json(report));
+  int nearly_full = 0;
+  for (const Finding& f : report.findings)
+    if (f.rule_id == "sglang.memory.kv-cache-nearly-full") ++nearly_full;
+  // Both launches say so: the comparison below covers the revived rule.
+  REQUIRE(nearly_full == 2);
+  for (std::size_t window : {std::size_t{20000}, std::size_t{200000}}) {
+    Grain grain(window, 0, false);
+    for (unsigned threads : {2u, 4u}) {
+      INFO(threads << " threads, windows of " << window);
+      CHECK(scan_all(book, log, options, threads, log.size()).json == expected.json);
+    }
+  }
+}
+
 TEST_CASE("feed_all on several threads reports what feed does, on every corpus log",
           "[analysis][parallel]") {
   Rulebook book = test::load_builtin();
