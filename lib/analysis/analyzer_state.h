@@ -375,8 +375,10 @@ struct Analyzer::Impl {
 
   // A long line that may have been wrapped by a terminal or a paste: its
   // message goes on in the next line, which has no header.
-  static bool may_be_cut(std::string_view message);
-  static bool may_continue(Dialect dialect, std::string_view message);
+  // `marks`: those of the block the message is in, when it was scanned (find_marks).
+  static bool may_be_cut(std::string_view message, const detail::TextMarks& marks = detail::kAnyMarks);
+  static bool may_continue(Dialect dialect, std::string_view message,
+                           const detail::TextMarks& marks = detail::kAnyMarks);
   // When this line did not match a specific rule and continues the one
   // before, the two are matched as one message; rules the first line matched
   // alone are left out.
@@ -391,7 +393,7 @@ struct Analyzer::Impl {
   void take_fallback_matches();
   // A headerless line that reads as an error report ("Error: ...",
   // "error: unrecognized arguments", "FAILED ...").
-  static bool reports_error(std::string_view message);
+  static bool reports_error(std::string_view message, const detail::TextMarks& marks = detail::kAnyMarks);
   // Turns the best candidate of the event (or line) into a finding when no
   // specific rule explained it: structure over lexical, then priority, then
   // the final exception, then the latest line.

@@ -11,6 +11,7 @@
 #include "parse/config_dump.h"
 #include "rules/expression.h"
 #include "util/text.h"
+#include "util/text_marks.h"
 
 namespace logrx::detail {
 constexpr std::size_t kPhaseCount = sizeof(kPhases) / sizeof(kPhases[0]);
@@ -140,8 +141,10 @@ inline bool is_quiet_level(std::string_view level) {
   return !level.empty() && !is_error_level(level);
 }
 
-inline bool opens_traceback(std::string_view message) {
-  if (message.find("Traceback (most recent call last):") != std::string_view::npos) return true;
+// `marks` are those of a block the message is in (find_marks).
+inline bool opens_traceback(std::string_view message, const TextMarks& marks = kAnyMarks) {
+  if (marks.traceback && message.find("Traceback (most recent call last):") != std::string_view::npos)
+    return true;
   // An exception in a destructor or at interpreter exit: Python prints this
   // line, then the traceback, which belongs to it.
   if (detail::starts_with(message, "Exception ignored in")) return true;

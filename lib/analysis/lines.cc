@@ -137,6 +137,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
                                   detail::BlockSurvey& out) {
   out.lines_known = true;
   out.lines_range = whole;
+  const detail::TextMarks marks = detail::find_marks(whole);
   const SurveyedLine* previous = nullptr;
   for (std::size_t pos = 0; pos < whole.size();) {
     std::size_t newline = whole.find('\n', pos);
@@ -152,24 +153,25 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     detail::HeaderView header = detail::parse_header(line);
     if (header.dialect == Dialect::VLLM && header.level.empty()) {
       if (!is_vllm_process_name(header.process) ||
-          detail::parse_header(header.message).dialect != Dialect::Unknown)
+          (!detail::is_uvicorn_record(header.message) &&
+           detail::parse_header(header.message).dialect != Dialect::Unknown))
         out.declined = true;
       out.levelless_vllm = true;
     }
     // The prefilter leaves out the structure and lexical rules: an error
     // line needs the full path so that they can still speak. A line that may
     // continue a cut one, joined with it, may match.
-    bool continues = may_continue(header.dialect, header.message);
-    if (previous != nullptr && continues && may_be_cut(previous->header.message))
+    bool continues = may_continue(header.dialect, header.message, marks);
+    if (previous != nullptr && continues && may_be_cut(previous->header.message, marks))
       out.needs_matching = true;
     if (is_error_level(header.level) ||
         (!is_quiet_level(header.level) &&
-         (is_exception_line(header.message) || reports_error(header.message))) ||
-        detail::has_escaped_quotes(header.message)) {
+         (is_exception_line(header.message) || reports_error(header.message, marks))) ||
+        (marks.backslash && detail::has_escaped_quotes(header.message))) {
       out.needs_matching = true;
     }
     if (out.needs_matching) return;  // the block is matched in full: the rest is not needed
-    bool opens = opens_traceback(header.message) || !frame_file(header.message).empty() ||
+    bool opens = opens_traceback(header.message, marks) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&
                   (header.level == "ERROR" || header.level == "CRITICAL"));
     out.lines.push_back(SurveyedLine{line, header, opens, continues, false});
@@ -463,16 +465,17 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
 
 // A long line that may have been wrapped by a terminal or a paste: its
 // message goes on in the next line, which has no header.
-bool Analyzer::Impl::may_be_cut(std::string_view message) {
+bool Analyzer::Impl::may_be_cut(std::string_view message, const detail::TextMarks& marks) {
   constexpr std::size_t kMinCutLength = 40;
   return message.size() >= kMinCutLength && message[0] != ' ' && message[0] != '\t' &&
-         frame_file(message).empty() && !opens_traceback(message);
+         frame_file(message).empty() && !opens_traceback(message, marks);
 }
 
-bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message) {
+bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message,
+                                  const detail::TextMarks& marks) {
   return dialect == Dialect::Unknown && !message.empty() && message[0] != ' ' &&
          message[0] != '\t' && !is_exception_line(message) && frame_file(message).empty() &&
-         !opens_traceback(message) && !is_chain_marker(message);
+         !opens_traceback(message, marks) && !is_chain_marker(message);
 }
 
 // When this line did not match a specific rule and continues the one

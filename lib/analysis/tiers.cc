@@ -46,7 +46,7 @@ void Analyzer::Impl::take_fallback_matches() {
 
 // A headerless line that reads as an error report ("Error: ...",
 // "error: unrecognized arguments", "FAILED ...").
-bool Analyzer::Impl::reports_error(std::string_view message) {
+bool Analyzer::Impl::reports_error(std::string_view message, const detail::TextMarks& marks) {
   std::size_t i = 0;
   while (i < message.size() && message[i] == ' ') ++i;
   message.remove_prefix(i);
@@ -59,7 +59,9 @@ bool Analyzer::Impl::reports_error(std::string_view message) {
       if (detail::starts_with(message, start)) return true;
   }
   // Everything below names an error ("error", "Error", "ERROR"); a line
-  // without those letters is settled here (this runs on every light line).
+  // without those letters is settled here (this runs on every light line),
+  // and every line of a block without them at once.
+  if (!marks.rror) return false;
   if (message.find("rror") == std::string_view::npos &&
       message.find("RROR") == std::string_view::npos)
     return false;

@@ -58,11 +58,16 @@ std::uint32_t load_le32(const char* p) {
 // to verify, never a missed one), so the scan needs no case table.
 constexpr std::uint32_t kFold = 0x20202020u;
 
-std::uint32_t gram_hash(std::uint32_t folded) {
-  return (folded * 0x9E3779B1u) >> (32 - 16);
+// A gram's fine hash (kFilterBits) sets the bit the scan tests; its top
+// kHashBits bits are the bucket its anchors are listed under.
+constexpr int kFilterBits = 20;
+constexpr int kBucketShift = kFilterBits - 16;
+
+std::uint32_t fine_hash_at(const char* p) {
+  return ((load_le32(p) | kFold) * 0x9E3779B1u) >> (32 - kFilterBits);
 }
 
-std::uint32_t hash_at(const char* p) { return gram_hash(load_le32(p) | kFold); }
+std::uint32_t hash_at(const char* p) { return fine_hash_at(p) >> kBucketShift; }
 
 bool equal_ignoring_case(const char* text, const std::string& literal) {
   for (std::size_t i = 0; i < literal.size(); ++i)
@@ -80,7 +85,7 @@ void LiteralScanner::count_grams(std::string_view text, std::vector<std::uint32_
 
 LiteralScanner::LiteralScanner(std::vector<std::string> literals,
                                const std::vector<std::uint32_t>* gram_counts)
-    : literals_(std::move(literals)), bitmap_((std::size_t{1} << kHashBits) / 64, 0) {
+    : literals_(std::move(literals)), bitmap_((std::size_t{1} << kFilterBits) / 64, 0) {
   if (gram_counts != nullptr && gram_counts->size() != (std::size_t{1} << kHashBits))
     gram_counts = nullptr;
   std::size_t shortest = std::numeric_limits<std::size_t>::max();
@@ -115,9 +120,9 @@ LiteralScanner::LiteralScanner(std::vector<std::string> literals,
       }
     }
     for (std::size_t j = best; j < best + stride_; ++j) {
-      std::uint32_t h = hashes[j];
-      entries.push_back({h, Anchor{static_cast<int>(id), static_cast<int>(j)}});
-      bitmap_[h >> 6] |= std::uint64_t{1} << (h & 63);
+      entries.push_back({hashes[j], Anchor{static_cast<int>(id), static_cast<int>(j)}});
+      std::uint32_t fine = fine_hash_at(lit.data() + j);
+      bitmap_[fine >> 6] |= std::uint64_t{1} << (fine & 63);
     }
   }
   std::stable_sort(entries.begin(), entries.end(),
@@ -169,9 +174,9 @@ void LiteralScanner::scan(std::string_view text, std::vector<int>& found,
   const std::uint64_t* bits = bitmap_.data();
   // Hot loop: a 4-byte load, a multiply and a bit test per stride_ bytes.
   for (std::size_t i = 0; i + kGram <= n; i += stride_) {
-    std::uint32_t h = hash_at(data + i);
+    std::uint32_t h = fine_hash_at(data + i);
     if (((bits[h >> 6] >> (h & 63)) & 1) != 0)
-      verify_at(data, n, i, h, found, marks, kCount ? attempts : nullptr);
+      verify_at(data, n, i, h >> kBucketShift, found, marks, kCount ? attempts : nullptr);
   }
 }
 

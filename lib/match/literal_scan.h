@@ -47,7 +47,7 @@ class LiteralScanner {
                 std::vector<std::uint32_t>& attempts) const;
 
  private:
-  static constexpr int kHashBits = 16;
+  static constexpr int kHashBits = 16;  // buckets of anchors and of gram counts
 
   void verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,
                  std::vector<int>& found, std::vector<std::uint8_t>& marks,
@@ -62,7 +62,7 @@ class LiteralScanner {
   };
 
   std::vector<std::string> literals_;
-  std::vector<std::uint64_t> bitmap_;  // one bit per gram hash
+  std::vector<std::uint64_t> bitmap_;  // one bit per fine gram hash (2^20: few false hits)
   // Anchors by gram hash: anchors_[first_[h] .. first_[h + 1]).
   std::vector<std::uint32_t> first_;
   std::vector<Anchor> anchors_;

@@ -637,6 +637,14 @@ HeaderView parse_header_body(std::string_view text) {
   return view;
 }
 
+bool is_uvicorn_record(std::string_view text) {
+  for (std::string_view name : kLevels)
+    if (text.size() > name.size() + 1 && starts_with(text, name) && text[name.size()] == ':' &&
+        text[name.size() + 1] == ' ')
+      return true;
+  return false;
+}
+
 void parse_header(LineEvent& event) {
   HeaderView view = parse_header(std::string_view(event.text));
   event.dialect = view.dialect;

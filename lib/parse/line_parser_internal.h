@@ -30,6 +30,12 @@ struct HeaderView {
 
 HeaderView parse_header(std::string_view text);
 
+// uvicorn's own record ("INFO:     10.0.0.1:5000 - \"POST ...\" 200 OK"), as
+// vLLM's API server prints it behind its process prefix. No server's header
+// starts so: parse_header of such a text is always Dialect::Unknown (a test
+// keeps it so), which spares parsing it again to find out.
+bool is_uvicorn_record(std::string_view text);
+
 // Fills the header fields and message of event from event.text.
 void parse_header(LineEvent& event);
 

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "logrx/line.h"
+#include "parse/line_parser_internal.h"
 
 using logrx::Dialect;
 using logrx::LineEvent;
@@ -239,4 +240,36 @@ TEST_CASE("Launcher tags in front of a line are looked through", "[parse][launch
   for (int i = 0; i < 5000; ++i) tags += "[rank0]:";
   parse_line(tags, 1, e);
   CHECK(e.message.size() < tags.size());
+}
+
+// The light path trusts this to skip parsing a vLLM API server's uvicorn
+// records a second time (survey_lines): whatever follows the level, even
+// another server's whole line, no header starts with "LEVEL:  ".
+TEST_CASE("uvicorn records are no server's header", "[parse][vllm]") {
+  const std::string_view tails[] = {
+      "10.1.143.176:53748 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+      "Started server process [1]",
+      "[2026-06-02 14:00:01 TP2] Decode batch, #running-req: 136",
+      "INFO 06-02 14:00:02 [loggers.py:208] Engine 000: Avg prompt throughput",
+      "(EngineCore_DP0 pid=79) ERROR 07-01 16:00:00 [core.py:1] x",
+      "vllm-1  | INFO 06-02 14:00:02 [api_server.py:1] up",
+      "2024-05-10T12:00:00.123456Z  INFO text_generation_launcher: Starting",
+      "Jan 17 10:00:00 host ollama[123]: time=2024-05-10T12:00:00.000Z level=INFO msg=x",
+      "E1103 02:59:01.152656 81041 backend_model.cc:553] failed",
+      "[rank0]: Traceback (most recent call last):",
+      "llama_model_load: error loading model",
+  };
+  for (std::string_view level : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
+    for (std::string_view spaces : {" ", "     ", "  "}) {
+      for (std::string_view tail : tails) {
+        std::string text = std::string(level) + ":" + std::string(spaces) + std::string(tail);
+        INFO(text);
+        CHECK(logrx::detail::is_uvicorn_record(text));
+        CHECK(logrx::detail::parse_header(text).dialect == logrx::Dialect::Unknown);
+      }
+    }
+  }
+  CHECK_FALSE(logrx::detail::is_uvicorn_record("INFO 06-02 14:00:02 [loggers.py:208] x"));
+  CHECK_FALSE(logrx::detail::is_uvicorn_record("INFO:"));
+  CHECK_FALSE(logrx::detail::is_uvicorn_record("Information: x"));
 }

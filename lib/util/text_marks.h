@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// One pass over a block of lines that tells which of a few rare marks it
+// holds, so that the per-line checks looking for them (an escaped quote, an
+// error word, a traceback header) can be skipped on every line of a block
+// without one. A mark absent from the block is absent from each of its lines.
+#pragma once
+
+#include <string_view>
+
+namespace logrx::detail {
+
+struct TextMarks {
+  bool backslash = false;  // '\\' (escaped quotes)
+  bool rror = false;       // "rror" in any case ("error", "ERROR", "Error")
+  bool traceback = false;  // "Trac" as written ("Traceback (most recent call last):")
+};
+
+TextMarks find_marks(std::string_view text);
+
+// For a text not scanned for marks: it may hold any of them.
+inline constexpr TextMarks kAnyMarks{true, true, true};
+
+}  // namespace logrx::detail

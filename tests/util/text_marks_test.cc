@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+#include "util/text_marks.h"
+
+using logrx::detail::find_marks;
+using logrx::detail::TextMarks;
+
+namespace {
+
+TextMarks naive(const std::string& text) {
+  TextMarks marks;
+  marks.backslash = text.find('\\') != std::string::npos;
+  std::string folded = text;
+  for (char& c : folded) c = static_cast<char>(c | 0x20);
+  marks.rror = folded.find("rror") != std::string::npos;
+  marks.traceback = text.find("Trac") != std::string::npos;
+  return marks;
+}
+
+}  // namespace
+
+TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
+  for (const std::string mark : {"\\", "error", "ERROR", "eRrOr", "Traceback"}) {
+    for (std::size_t length = 0; length < 70; ++length) {
+      for (std::size_t at = 0; at + mark.size() <= length; ++at) {
+        std::string text(length, 'x');
+        text.replace(at, mark.size(), mark);
+        INFO(text);
+        TextMarks got = find_marks(text);
+        TextMarks want = naive(text);
+        CHECK(got.backslash == want.backslash);
+        CHECK(got.rror == want.rror);
+        CHECK(got.traceback == want.traceback);
+      }
+    }
+  }
+}
+
+TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
+  std::mt19937 rng(11);
+  // Letters of the marks and their near misses, so that partial marks are common.
+  const std::string alphabet = "rRoOTtacC\\e x";
+  for (int round = 0; round < 3000; ++round) {
+    std::string text(rng() % 200, ' ');
+    for (char& c : text) c = alphabet[rng() % alphabet.size()];
+    TextMarks got = find_marks(text);
+    TextMarks want = naive(text);
+    INFO(text);
+    CHECK(got.backslash == want.backslash);
+    CHECK(got.rror == want.rror);
+    CHECK(got.traceback == want.traceback);
+  }
+  // "Trac" is case-sensitive, as the traceback header is.
+  CHECK_FALSE(find_marks("traceback (most recent call last):").traceback);
+  CHECK(find_marks("no marks here at all, only words").rror == false);
+}
