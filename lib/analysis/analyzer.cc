@@ -149,7 +149,7 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
         if (live_potentials.size() <= detail::kPotentialsChecked && last != std::string_view::npos) {
           local_survey.clear();
           local_survey.block = block;
-          survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey);
+          survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey, true);
           clear_potentials(rules, live_potentials, local_survey);
           survey = &local_survey;
           if (local_survey.potentials_cleared) may_match = false;
@@ -213,6 +213,7 @@ void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::Bl
     part.levelless_vllm = survey.levelless_vllm;
     part.lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(first),
                       lines.begin() + static_cast<std::ptrdiff_t>(last));
+    part.first_continues = lines[first].continues;
     if (!process_unmatched_block(part.lines_range, &part))
       run_lines(part.lines_range, block_needs_matching, plain);
   };

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "logrx/analyzer.h"
@@ -33,5 +34,30 @@ std::size_t text_bytes(const Finding& f);
 // Seconds since an arbitrary epoch for a log timestamp, comparable within
 // one stream (vLLM timestamps carry no year: `year` supplies it).
 std::int64_t timestamp_seconds(const Timestamp& ts, int year);
+
+// timestamp_seconds for the lines of a stream in order: consecutive lines
+// share their day, so the calendar arithmetic is done once per day.
+class DayClock {
+ public:
+  // Seconds of ts, in `year` when ts has none.
+  std::int64_t seconds_in(const Timestamp& ts, int year);
+  // Seconds of ts, in 2000 when it has none: what a run keeps of its last time.
+  std::int64_t seconds_of(const Timestamp& ts) { return seconds_in(ts, 2000); }
+  // Whether a line at `now` goes back more than kBackwardsJumpSeconds from
+  // the line before it at `last` (last_seconds: seconds_of(last)).
+  bool jumped_back(const Timestamp& now, const Timestamp& last, std::int64_t last_seconds);
+
+ private:
+  int year_ = -1;
+  int month_ = 0;
+  int day_ = 0;
+  std::int64_t midnight_ = 0;
+};
+
+// The server a stream's lines name, after a line of `dialect` whose message
+// is `message`, when `server` was named before it: the first dialect seen,
+// except that Ollama passes llama.cpp's runner output through (Ollama wins),
+// and a log without headers names its server in its tracebacks' paths.
+Dialect next_server(Dialect server, Dialect dialect, std::string_view message);
 
 }  // namespace logrx::detail

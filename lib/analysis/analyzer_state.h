@@ -185,8 +185,10 @@ struct Analyzer::Impl {
   detail::BlockSurvey segment_survey;  // feed_checked_block's, for each run of lines
   // The stateless part of a block's light path (headers, lines the tiers must
   // see), of the complete lines `whole`.
+  // With keep_lines, each line is kept too (out.lines), not only the summary.
   static void survey_lines(std::string_view whole, std::size_t max_line_bytes,
-                           detail::BlockSurvey& out);
+                           detail::BlockSurvey& out, bool keep_lines);
+  bool apply_light(const detail::BlockSurvey& survey);
   // Everything a survey holds, for a block of a stream in passthrough (no
   // envelope). `retired_hint` (by rule index, may be empty) is what the
   // stream had retired when the survey began: its potentials are not checked
@@ -247,12 +249,7 @@ struct Analyzer::Impl {
   bool in_cleared_block = false;
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
-  struct {
-    int year = -1;
-    int month = 0;
-    int day = 0;
-    std::int64_t midnight = 0;
-  } day_cache;
+  detail::DayClock day_clock;
   mutable std::vector<ScanDiagnostic> template_problems;  // with options.check_templates
   mutable std::size_t template_problems_capped = 0;      // past max_diagnostics
   // The run's merge key -> the stored finding and the ranks it lists (a hash
@@ -287,11 +284,10 @@ struct Analyzer::Impl {
   // inside its own event first. It never outranks that cause.
   void link_wrappers();
   bool timestamp_went_backwards();
-  // Seconds of ts, in `year` when ts has none. Consecutive lines share their
-  // day, so the calendar arithmetic is done once per day.
-  std::int64_t seconds_in(const Timestamp& ts, int year);
-  std::int64_t seconds_of(const Timestamp& ts);
-  bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds);
+  std::int64_t seconds_of(const Timestamp& ts) { return day_clock.seconds_of(ts); }
+  bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds) {
+    return day_clock.jumped_back(now_ts, last_ts, last_seconds);
+  }
   // The line ends the open traceback with its exception (whatever its name).
   bool ends_traceback(const std::string& message) const {
     if (detail::is_exception_line(message)) return true;

@@ -22,6 +22,41 @@ struct SurveyedLine {
   bool hits = false;       // matches one of the block's potentials (clear_potentials)
 };
 
+// What the light path does with a block's lines, found by the survey so
+// that applying it costs the same whatever the number of lines: which line
+// the full path takes over from, and what the lines before it change in the
+// run (counts, server, timestamps). It holds for a block entered with no
+// event open, or with an SGLang event open that its first line does not
+// continue (first_unknown false); the analysis handles the other cases.
+struct LightSummary {
+  bool known = false;
+  std::size_t lines = 0;
+  // The first line taken the full way, and its offset in lines_range;
+  // from it on, lines are matched too when match_rest.
+  std::size_t full_from = 0;
+  std::size_t full_from_offset = 0;
+  bool match_rest = false;
+  bool first_unknown = false;  // the first line has no header
+  bool first_has_timestamp = false;
+  Timestamp first_timestamp;  // of the first line
+  // The timestamps the light path checks (lines up to full_from): a jump
+  // back between two of them, and the first of them.
+  bool jumps_back = false;
+  bool checked_has_timestamp = false;
+  Timestamp first_checked;
+  // The lines before full_from.
+  Dialect last_dialect = Dialect::Unknown;     // their last header's
+  Dialect server_from_unknown = Dialect::Unknown;  // next_server over them from Unknown
+  bool has_ollama = false;
+  bool has_timestamp = false;
+  Timestamp first_time;
+  Timestamp last_time;
+  std::string_view first_time_text;
+  std::string_view last_time_text;
+  bool has_dated = false;  // a timestamp with its year
+  Timestamp last_dated;
+};
+
 struct BlockSurvey {
   std::string_view block;  // what was surveyed: a survey applies to these bytes only
   bool plain = false;      // is_plain_text(block)
@@ -50,11 +85,15 @@ struct BlockSurvey {
   // A "(Name pid=N)" line without a level: declined once the stream has
   // seen Ray prefixes around other servers' lines.
   bool levelless_vllm = false;
+  // The first line may continue a cut line of the block before (read only
+  // when !needs_matching).
+  bool first_continues = false;
+  LightSummary light;
+  // Each line, when the survey was asked to keep them (the potentials are
+  // checked line by line, see clear_potentials); the light summary otherwise.
   std::vector<SurveyedLine> lines;
 
-  // The first line may continue a cut line of the block before (read only
-  // when !needs_matching, when every line is in `lines`).
-  bool first_may_continue() const { return !lines.empty() && lines.front().continues; }
+  bool first_may_continue() const { return first_continues; }
 
   void clear() {
     block = {};
@@ -69,6 +108,8 @@ struct BlockSurvey {
     needs_matching = false;
     declined = false;
     levelless_vllm = false;
+    first_continues = false;
+    light = LightSummary{};
     lines.clear();
   }
 };

@@ -33,7 +33,7 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   block_needs_matching = false;
   if (!fits) {
     local_survey.clear();
-    survey_lines(block, options.max_line_bytes, local_survey);
+    survey_lines(block, options.max_line_bytes, local_survey, false);
     survey = &local_survey;
   }
   // A line the structure and lexical tiers must see wins over every other
@@ -44,6 +44,7 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   }
   // A Ray actor's prefix around another server's line is unwrapped by the full path.
   if (survey->declined || (survey->levelless_vllm && !foreign_prefixes.empty())) return false;
+  if (survey->light.known) return apply_light(*survey);
   const std::vector<SurveyedLine>& lines = survey->lines;
   bool has_ts = run.has_timestamp;
   Timestamp last_ts = run.last_timestamp;
@@ -133,16 +134,127 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   return true;
 }
 
+// process_unmatched_block's walk, from the survey's summary of it: the same
+// result, at a cost that does not grow with the block's lines.
+bool Analyzer::Impl::apply_light(const detail::BlockSurvey& survey) {
+  const detail::LightSummary& light = survey.light;
+  enum class State { Closed, Open, Loud };
+  State state = State::Closed;
+  if (open_event.open)
+    state = fallback.empty() && open_event.dialect != Dialect::VLLM ? State::Open : State::Loud;
+  std::size_t full_from = 0;
+  std::size_t offset = 0;
+  bool match_rest = true;
+  if (state == State::Open && light.first_unknown) {
+    // The open event goes on in the first line: all of it the full way.
+    if (light.first_has_timestamp && run.has_timestamp &&
+        jumped_back(light.first_timestamp, run.last_timestamp, run.last_seconds))
+      return false;
+  } else if (state != State::Loud) {
+    if (light.jumps_back) return false;
+    if (light.checked_has_timestamp && run.has_timestamp &&
+        jumped_back(light.first_checked, run.last_timestamp, run.last_seconds))
+      return false;
+    full_from = light.full_from;
+    offset = light.full_from_offset;
+    match_rest = light.match_rest;
+  }
+  if (full_from > 0) {
+    // An event open from before the block that its first line closed.
+    if (open_event.open) close_event();
+    std::uint64_t first = report.summary.lines + 1;
+    report.summary.lines += full_from;
+    if (light.last_dialect != Dialect::Unknown) stream_dialect = light.last_dialect;
+    if (run.server == Dialect::Unknown) {
+      run.server = light.server_from_unknown;
+    } else if (run.server == Dialect::LlamaCpp && light.has_ollama) {
+      run.server = Dialect::Ollama;
+    }
+    run.lines += full_from;
+    if (run.first_line == 0) run.first_line = first;
+    run.last_line = report.summary.lines;
+    if (light.has_timestamp) {
+      if (!run.has_timestamp) {
+        run.first_timestamp_text.assign(light.first_time_text);
+        run.first_timestamp = light.first_time;
+      }
+      if (light.has_dated) note_dated(light.last_dated);
+      run.has_timestamp = true;
+      run.last_timestamp = light.last_time;
+      run.last_timestamp_text.assign(light.last_time_text);
+      run.last_seconds = seconds_of(run.last_timestamp);
+    }
+    cut.message.clear();
+  }
+  struct Cleared {
+    bool& flag;
+    ~Cleared() { flag = false; }
+  } cleared{in_cleared_block = true};
+  std::string_view rest = survey.lines_range.substr(offset);
+  for (std::size_t pos = 0; pos < rest.size();) {
+    std::size_t newline = rest.find('\n', pos);
+    if (newline == std::string_view::npos) newline = rest.size();
+    process(rest.substr(pos, newline - pos), false, match_rest, true);
+    pos = newline + 1;
+  }
+  prefiltered_lines += light.lines;
+  return true;
+}
+
 void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_bytes,
-                                  detail::BlockSurvey& out) {
+                                  detail::BlockSurvey& out, bool keep_lines) {
   out.lines_known = true;
   out.lines_range = whole;
   const detail::TextMarks marks = detail::find_marks(whole);
-  const SurveyedLine* previous = nullptr;
-  for (std::size_t pos = 0; pos < whole.size();) {
+  // The light path's walk over the lines (process_unmatched_block), for a
+  // block entered with no event open: the event state an SGLang header
+  // line opens and the next line keeps or closes, where the full path must
+  // take over, and what the lines before that change in the run.
+  detail::LightSummary& light = out.light;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  bool open = false;
+  std::size_t open_from = 0;
+  std::size_t open_offset = 0;
+  std::size_t stop = kNone;  // where the walk stops: the full path's first line
+  std::size_t stop_offset = 0;
+  detail::DayClock clock;
+  Timestamp previous_time;
+  std::int64_t previous_seconds = 0;
+  // Lines are folded into the summary one behind, once it is known that the
+  // walk went past them: the last line always goes the full way.
+  struct Pending {
+    Dialect dialect = Dialect::Unknown;
+    bool has_timestamp = false;
+    Timestamp timestamp;
+    std::string_view timestamp_text;
+    std::string_view message;
+  } pending;
+  bool has_pending = false;
+  auto fold = [&light](const Pending& line) {
+    if (line.dialect != Dialect::Unknown) light.last_dialect = line.dialect;
+    if (line.dialect == Dialect::Ollama) light.has_ollama = true;
+    light.server_from_unknown = detail::next_server(light.server_from_unknown, line.dialect, line.message);
+    if (!line.has_timestamp) return;
+    if (!light.has_timestamp) {
+      light.has_timestamp = true;
+      light.first_time = line.timestamp;
+      light.first_time_text = line.timestamp_text;
+    }
+    light.last_time = line.timestamp;
+    light.last_time_text = line.timestamp_text;
+    if (line.timestamp.year != 0) {
+      light.has_dated = true;
+      light.last_dated = line.timestamp;
+    }
+  };
+  std::string_view previous_message;
+  std::size_t last_offset = 0;      // of the last line walked
+  std::size_t index = 0;
+  for (std::size_t pos = 0; pos < whole.size(); ++index) {
     std::size_t newline = whole.find('\n', pos);
     if (newline == std::string_view::npos) newline = whole.size();
     std::string_view line = whole.substr(pos, newline - pos);
+    std::size_t offset = pos;
     pos = newline + 1;
     if (line.size() > max_line_bytes) {
       // Not parsed: what the tiers would say of it is unknown.
@@ -162,8 +274,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     // line needs the full path so that they can still speak. A line that may
     // continue a cut one, joined with it, may match.
     bool continues = may_continue(header.dialect, header.message, marks);
-    if (previous != nullptr && continues && may_be_cut(previous->header.message, marks))
-      out.needs_matching = true;
+    if (index > 0 && continues && may_be_cut(previous_message, marks)) out.needs_matching = true;
     if (is_error_level(header.level) ||
         (!is_quiet_level(header.level) &&
          (is_exception_line(header.message) || reports_error(header.message, marks))) ||
@@ -174,9 +285,67 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     bool opens = opens_traceback(header.message, marks) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&
                   (header.level == "ERROR" || header.level == "CRITICAL"));
-    out.lines.push_back(SurveyedLine{line, header, opens, continues, false});
-    previous = &out.lines.back();
+    if (keep_lines) out.lines.push_back(SurveyedLine{line, header, opens, continues, false});
+    previous_message = header.message;
+    if (index == 0) {
+      out.first_continues = continues;
+      light.first_unknown = header.dialect == Dialect::Unknown;
+      light.first_has_timestamp = header.has_timestamp;
+      light.first_timestamp = header.timestamp;
+    }
+    if (stop != kNone) continue;
+    if (header.has_timestamp) {
+      if (light.checked_has_timestamp) {
+        light.jumps_back = light.jumps_back || clock.jumped_back(header.timestamp, previous_time, previous_seconds);
+      } else {
+        light.checked_has_timestamp = true;
+        light.first_checked = header.timestamp;
+      }
+      previous_time = header.timestamp;
+      previous_seconds = clock.seconds_of(header.timestamp);
+    }
+    Pending current{header.dialect, header.has_timestamp, header.timestamp, header.timestamp_text,
+                    header.message};
+    last_offset = offset;
+    if (header.dialect == Dialect::SGLang) {
+      if (has_pending) fold(pending);
+      pending = current;
+      has_pending = true;
+      open = true;
+      open_from = index;
+      open_offset = offset;
+      continue;
+    }
+    if (open && header.dialect == Dialect::Unknown) {
+      // A raw line continues the event: the full path takes it from the
+      // line that opened it (the one before, still pending).
+      stop = open_from;
+      stop_offset = open_offset;
+      continue;
+    }
+    if (has_pending) fold(pending);
+    pending = current;
+    has_pending = true;
+    open = false;
+    if (opens) {
+      stop = index;
+      stop_offset = offset;
+    }
   }
+  light.lines = index;
+  if (index == 0) return;
+  if (stop != kNone) {
+    light.full_from = stop;
+    light.full_from_offset = stop_offset;
+    light.match_rest = true;
+  } else {
+    // The last line always goes the full way (an event open at the end was
+    // opened by it: any other line after an SGLang one closes or stops).
+    light.match_rest = open;
+    light.full_from = index - 1;
+    light.full_from_offset = last_offset;
+  }
+  light.known = true;
 }
 
 void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& rules,
@@ -205,7 +374,7 @@ void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& 
   if (live.size() > kPotentialsChecked) return;
   std::size_t last = block.rfind('\n');
   if (last == std::string_view::npos) return;
-  survey_lines(block.substr(0, last + 1), max_line_bytes, out);
+  survey_lines(block.substr(0, last + 1), max_line_bytes, out, !live.empty());
   clear_potentials(rules, live, out);
 }
 

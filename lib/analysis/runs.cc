@@ -110,17 +110,24 @@ bool Analyzer::Impl::timestamp_went_backwards() {
   return jumped_back(event.timestamp, run.last_timestamp, run.last_seconds);
 }
 
-// Seconds of ts, in `year` when ts has none. Consecutive lines share their
-// day, so the calendar arithmetic is done once per day.
-std::int64_t Analyzer::Impl::seconds_in(const Timestamp& ts, int year) {
+std::int64_t detail::DayClock::seconds_in(const Timestamp& ts, int year) {
   int y = ts.year != 0 ? ts.year : year;
-  if (y != day_cache.year || ts.month != day_cache.month || ts.day != day_cache.day) {
-    day_cache.year = y;
-    day_cache.month = ts.month;
-    day_cache.day = ts.day;
-    day_cache.midnight = detail::timestamp_seconds(Timestamp{y, ts.month, ts.day, 0, 0, 0, 0}, y);
+  if (y != year_ || ts.month != month_ || ts.day != day_) {
+    year_ = y;
+    month_ = ts.month;
+    day_ = ts.day;
+    midnight_ = detail::timestamp_seconds(Timestamp{y, ts.month, ts.day, 0, 0, 0, 0}, y);
   }
-  return day_cache.midnight + ts.hour * 3600 + ts.minute * 60 + ts.second;
+  return midnight_ + ts.hour * 3600 + ts.minute * 60 + ts.second;
+}
+
+bool detail::DayClock::jumped_back(const Timestamp& now_ts, const Timestamp& last_ts,
+                                   std::int64_t last_seconds) {
+  int year = last_ts.year != 0 ? last_ts.year : 2000;
+  std::int64_t now = seconds_in(now_ts, year);
+  // vLLM prints no year: December followed by January is the year turning.
+  if (now_ts.year == 0 && last_ts.month == 12 && now_ts.month == 1) return false;
+  return last_seconds - now > kBackwardsJumpSeconds;
 }
 
 std::string Analyzer::Impl::iso_time(const Timestamp& ts) const {
@@ -156,39 +163,24 @@ std::string Analyzer::Impl::iso_time(const Timestamp& ts) const {
   return out;
 }
 
-std::int64_t Analyzer::Impl::seconds_of(const Timestamp& ts) {
-  return seconds_in(ts, 2000);
-}
-
-bool Analyzer::Impl::jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds) {
-  int year = last_ts.year != 0 ? last_ts.year : 2000;
-  std::int64_t now = seconds_in(now_ts, year);
-  // vLLM prints no year: December followed by January is the year turning.
-  if (now_ts.year == 0 && last_ts.month == 12 && now_ts.month == 1) return false;
-  return last_seconds - now > kBackwardsJumpSeconds;
-}
-
-// The server of the run: the first line dialect seen, except that Ollama
-// passes llama.cpp's runner output through (Ollama wins), and a log without
-// headers still names its server in the paths of its tracebacks.
-void Analyzer::Impl::note_server(Dialect dialect, std::string_view message) {
+Dialect detail::next_server(Dialect server, Dialect dialect, std::string_view message) {
   if (dialect != Dialect::Unknown) {
-    if (run.server == Dialect::Unknown ||
-        (run.server == Dialect::LlamaCpp && dialect == Dialect::Ollama))
-      run.server = dialect;
-    return;
+    if (server == Dialect::Unknown || (server == Dialect::LlamaCpp && dialect == Dialect::Ollama))
+      return dialect;
+    return server;
   }
-  if (run.server != Dialect::Unknown || message.find(".py\"") == std::string_view::npos) return;
+  if (server != Dialect::Unknown || message.find(".py\"") == std::string_view::npos) return server;
   static constexpr std::pair<std::string_view, Dialect> kPaths[] = {
       {"/sglang/", Dialect::SGLang},           {"/vllm/", Dialect::VLLM},
       {"/text_generation_server/", Dialect::TGI}, {"/tensorrt_llm/", Dialect::TRTLLM},
       {"/lmdeploy/", Dialect::LMDeploy}};
-  for (const auto& [path, server] : kPaths) {
-    if (message.find(path) != std::string_view::npos) {
-      run.server = server;
-      return;
-    }
-  }
+  for (const auto& [path, named] : kPaths)
+    if (message.find(path) != std::string_view::npos) return named;
+  return server;
+}
+
+void Analyzer::Impl::note_server(Dialect dialect, std::string_view message) {
+  run.server = detail::next_server(run.server, dialect, message);
 }
 
 void Analyzer::Impl::record_fact(const std::string& name, Value value) {
