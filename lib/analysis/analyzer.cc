@@ -126,13 +126,16 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   bool may_match = true;
   bool checked = true;  // a survey's line-by-line check of its potentials holds
   bool plain = survey != nullptr ? survey->plain : is_plain_text(block);
-  // The prefilter is built on first use (a few milliseconds): only once the
-  // stream has shown enough serving traffic for it to pay off.
+  // The prefilter is built on first use (tens of milliseconds): only once
+  // the stream has shown enough serving traffic for it to pay off, or once
+  // it is there (feed_all builds it ahead on another thread).
   constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
   if (run.phase == kServingPhase) serving_bytes += block.size();
   // The prefilter reads the raw bytes: an envelope's escapes would hide
   // what it looks for.
-  if (plain && envelope.passthrough() && run.phase == kServingPhase && serving_bytes > kPrefilterAfterBytes &&
+  bool prefilter_due = serving_bytes > kPrefilterAfterBytes ||
+                       rules.prefilter_built.load(std::memory_order_acquire);
+  if (plain && envelope.passthrough() && run.phase == kServingPhase && prefilter_due &&
       !options.include_silent && !unmatched_callback && rules.has_prefilter()) {
     if (survey != nullptr && survey->potentials_known) {
       checked = check_holds(*survey);

@@ -24,7 +24,7 @@ using namespace detail;
 
 namespace {
 
-constexpr std::size_t kLookahead = 3;  // windows per thread
+constexpr std::size_t kLookahead = 8;  // windows per thread
 // Enough lines for the envelope decoder to have decided.
 constexpr std::size_t kDecideBytes = 64 * 1024;
 
@@ -46,6 +46,28 @@ void Analyzer::feed_all(std::string_view bytes, unsigned threads) {
   if (threads < 2 || bytes.size() < grain.parallel_from) {
     feed(bytes);
     return;
+  }
+  // The prefilter takes tens of milliseconds to build, once per rulebook:
+  // on another thread, while the first lines are fed.
+  struct Joined {
+    std::thread thread;
+    ~Joined() {
+      if (thread.joinable()) thread.join();
+    }
+  } builder;
+  if (impl.envelope.kind() == EnvelopeKind::Undecided) {
+    const Rulebook::Impl& book = impl.rules;
+    try {
+      builder.thread = std::thread([&book] {
+        try {
+          book.has_prefilter();
+        } catch (...) {
+          // Built (or failed) again where the analysis needs it.
+        }
+      });
+    } catch (...) {
+      // No thread to be had: the prefilter is built when first needed.
+    }
   }
   // The first lines tell whether the stream is compressed or in a shipper's
   // envelope (which both take the sequential path).
@@ -240,7 +262,8 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
         std::unique_lock<std::mutex> lock(mutex);
         // Survey windows here too while the one needed is not ready.
         while (!window.ready && !failure) {
-          if (!claim_and_survey(lock, own)) changed.wait(lock);
+          if (claim_and_survey(lock, own)) continue;
+          changed.wait(lock);
         }
         if (failure) break;
       }

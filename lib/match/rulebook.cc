@@ -29,32 +29,70 @@ re2::RE2::Options regex_options(int64_t max_mem) {
   return options;
 }
 
-// The block prefilter covers every line rule but the phase markers. It is an
-// optimisation only: when it cannot be built (a pattern with no literal of
-// LiteralScanner::kMinLength bytes leaves its rule unfiltered, so every
-// block would pass anyway), blocks are simply always matched line by line.
-void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& rules) {
+// One attempt at the prefilter, with the rules in `split` added one
+// alternative at a time. Returns the rules RE2 could not filter (none: built).
+std::vector<std::size_t> try_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& rules,
+                                       const std::vector<char>& split, bool& failed) {
   impl.prefilter = std::make_unique<re2::FilteredRE2>(
       static_cast<int>(detail::LiteralScanner::kMinLength));
+  impl.prefilter_rules.clear();
+  failed = false;
   for (std::size_t i = 0; i < rules.size(); ++i) {
     // Structure and lexical rules speak only on error lines, which the
     // analyzer sends down the full path itself (see process_unmatched_block).
-    if (rules[i].trigger != Trigger::Line || impl.compiled[i].phase_only ||
-        rules[i].tier != Tier::Rule)
+    // Phase markers match most lines of a busy log, and the light path runs
+    // only once a run is serving: then the markers of serving and earlier
+    // phases have nothing left to do, but those of later ones (a shutdown)
+    // must still be found.
+    if (rules[i].trigger != Trigger::Line || rules[i].tier != Tier::Rule ||
+        (impl.compiled[i].phase_only && impl.compiled[i].phase_index <= kServingPhase))
       continue;
-    int id = 0;
-    if (impl.prefilter->Add(rules[i].pattern, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError)
-      return;
-    impl.prefilter_rules.push_back(static_cast<int>(i));
+    std::vector<std::string> parts;
+    if (split[i]) parts = split_alternatives(rules[i].pattern);
+    if (parts.empty()) parts.push_back(rules[i].pattern);
+    for (const std::string& part : parts) {
+      int id = 0;
+      if (impl.prefilter->Add(part, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError) {
+        failed = true;
+        return {};
+      }
+      impl.prefilter_rules.push_back(static_cast<int>(i));
+    }
   }
   std::vector<std::string> atoms;
   impl.prefilter->Compile(&atoms);
   std::vector<int> none;
   std::vector<int> unfiltered;
   impl.prefilter->AllPotentials(none, &unfiltered);
-  if (!unfiltered.empty()) return;
-  impl.prefilter_ok = detail::LiteralScanner(atoms).ok();
+  std::vector<std::size_t> out;
+  for (int id : unfiltered) out.push_back(static_cast<std::size_t>(impl.prefilter_rules[static_cast<std::size_t>(id)]));
   impl.atoms = std::move(atoms);
+  return out;
+}
+
+// The block prefilter covers every line rule but the phase markers. It is an
+// optimisation only: when it cannot be built, blocks are simply always
+// matched line by line. RE2 factors the common prefixes of a pattern's
+// alternatives ("exit code", "exit status" into "exit" and the rest), which
+// can leave no literal long enough where each alternative alone has one:
+// such rules are filtered one alternative at a time. A rule with no literal
+// of LiteralScanner::kMinLength bytes even so is a potential of every block
+// (FilteredRE2 returns it always): its lines are checked one by one, at a
+// cost lint warns of (rule.not-prefilterable).
+void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& rules) {
+  std::vector<char> split(rules.size(), 0);
+  bool failed = false;
+  std::vector<std::size_t> unfiltered = try_prefilter(impl, rules, split, failed);
+  if (failed) return;
+  if (!unfiltered.empty()) {
+    for (std::size_t rule : unfiltered) split[rule] = 1;
+    unfiltered = try_prefilter(impl, rules, split, failed);
+    if (failed) return;
+  }
+  std::sort(unfiltered.begin(), unfiltered.end());
+  unfiltered.erase(std::unique(unfiltered.begin(), unfiltered.end()), unfiltered.end());
+  impl.unfiltered_rules = std::move(unfiltered);
+  impl.prefilter_ok = detail::LiteralScanner(impl.atoms).ok();
 }
 
 void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& code,
@@ -283,6 +321,16 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
     problems.push_back(Diagnostic{"engine.out-of-memory",
                                   "the rulebook's combined patterns exceed RE2's memory budget", "",
                                   "", 0, 0, ""});
+  if (book && RulebookAccess::impl(*book).has_prefilter()) {
+    const Rulebook::Impl& impl = RulebookAccess::impl(*book);
+    for (std::size_t index : impl.unfiltered_rules)
+      add_error(problems, impl.rules[index], "rule.not-prefilterable", "/pattern",
+                "some match of this pattern contains no literal of " +
+                    std::to_string(detail::LiteralScanner::kMinLength) +
+                    " bytes or more, so the block prefilter cannot rule it out: every block of a "
+                    "serving log would be checked against it line by line (give each alternative "
+                    "a longer fixed text, e.g. with the byte before a short option)");
+  }
   for (const RuleSpec& rule : loaded) {
     if (book) lint_remediation(problems, *book, rule);
     if (rule.trigger == Trigger::Engine) continue;
@@ -462,8 +510,89 @@ std::vector<std::string> capture_groups(std::string_view pattern) {
   return groups;
 }
 
+namespace {
+
+// The index after the escape ("\\x", "\\Q...\\E") or class ("[...]") that
+// starts at pattern[i], or i + 1 for any other character.
+std::size_t skip_pattern_unit(std::string_view pattern, std::size_t i) {
+  char c = pattern[i];
+  if (c == '\\') {
+    if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
+      std::size_t end = pattern.find("\\E", i + 2);
+      return end == std::string_view::npos ? pattern.size() : end + 2;
+    }
+    return std::min(pattern.size(), i + 2);
+  }
+  if (c != '[') return i + 1;
+  std::size_t j = i + 1;
+  if (j < pattern.size() && pattern[j] == '^') ++j;
+  if (j < pattern.size() && pattern[j] == ']') ++j;
+  while (j < pattern.size() && pattern[j] != ']') {
+    if (pattern[j] == '\\') {
+      j += 2;
+    } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
+      std::size_t end = pattern.find(":]", j + 2);
+      j = end == std::string_view::npos ? j + 1 : end + 2;
+    } else {
+      ++j;
+    }
+  }
+  return std::min(pattern.size(), j + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> split_alternatives(std::string_view pattern) {
+  // Flags set for the whole pattern ("(?i)") go in front of each alternative.
+  std::string_view flags;
+  if (pattern.size() > 3 && pattern.compare(0, 2, "(?") == 0) {
+    std::size_t close = pattern.find(')');
+    std::string_view letters = close == std::string_view::npos ? std::string_view{} : pattern.substr(2, close - 2);
+    if (!letters.empty() && letters.find_first_not_of("imsU-") == std::string_view::npos) {
+      flags = pattern.substr(0, close + 1);
+      pattern.remove_prefix(close + 1);
+    }
+  }
+  // The alternatives at depth 0, and whether one non-capturing group spans it all.
+  auto top_level = [](std::string_view text, std::vector<std::string_view>& parts) {
+    parts.clear();
+    int depth = 0;
+    std::size_t from = 0;
+    std::size_t first_close = std::string_view::npos;  // where depth first returns to 0
+    for (std::size_t i = 0; i < text.size();) {
+      char c = text[i];
+      if (c == '\\' || c == '[') {
+        i = skip_pattern_unit(text, i);
+        continue;
+      }
+      if (c == '(') ++depth;
+      if (c == ')' && --depth == 0 && first_close == std::string_view::npos) first_close = i;
+      if (c == '|' && depth == 0) {
+        parts.push_back(text.substr(from, i - from));
+        from = i + 1;
+      }
+      ++i;
+    }
+    parts.push_back(text.substr(from));
+    return first_close;
+  };
+  std::vector<std::string_view> parts;
+  std::size_t close = top_level(pattern, parts);
+  if (parts.size() == 1 && pattern.size() > 4 && pattern.compare(0, 3, "(?:") == 0 &&
+      close == pattern.size() - 1) {
+    top_level(pattern.substr(3, pattern.size() - 4), parts);
+  }
+  std::vector<std::string> out;
+  if (parts.size() < 2) return out;
+  for (std::string_view part : parts) out.push_back(std::string(flags) + std::string(part));
+  return out;
+}
+
 bool Rulebook::Impl::has_prefilter() const {
-  std::call_once(prefilter_once, [this] { build_prefilter(*this, rules); });
+  std::call_once(prefilter_once, [this] {
+    build_prefilter(*this, rules);
+    prefilter_built.store(true, std::memory_order_release);
+  });
   return prefilter_ok;
 }
 

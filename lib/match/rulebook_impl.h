@@ -2,6 +2,7 @@
 // The compiled state behind logrx::Rulebook, shared by the analyzer.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,12 @@ class LazyRegex {
 // compares it with RE2's own answer for every rule.
 std::vector<std::string> capture_groups(std::string_view pattern);
 
+// The alternatives of a pattern's top level ("a|b", or "(?:a|b)" when that
+// group is the whole pattern), each with the flags the pattern starts with;
+// empty when it has a single one. A text matches the pattern if and only if
+// it matches one of them.
+std::vector<std::string> split_alternatives(std::string_view pattern);
+
 struct CompiledRule {
   std::unique_ptr<LazyRegex> regex;      // line rules only
   std::unique_ptr<re2::RE2> raised_in;   // structure rules that name the raising module
@@ -80,8 +87,9 @@ struct Rulebook::Impl {
   mutable bool selector_ok = false;
   bool compile_selector() const;
   // The prefilter of every line rule that can have an effect once a run is
-  // serving (all but the phase markers): RE2's FilteredRE2 turns each pattern
-  // into a formula over required literals ("atoms"), and the scanner finds the
+  // serving (all but the markers of serving and earlier phases): RE2's
+  // FilteredRE2 turns each pattern into a formula over required literals
+  // ("atoms"), and the scanner finds the
   // atoms of a whole block of lines in one pass. When no rule's formula holds
   // for the block, no line inside it can match any of those rules.
   // Built on first use (a short log never needs it), once, thread-safely.
@@ -89,7 +97,13 @@ struct Rulebook::Impl {
   mutable std::unique_ptr<re2::FilteredRE2> prefilter;
   mutable std::vector<std::string> atoms;  // lowercase, LiteralScanner::kMinLength bytes or more
   mutable bool prefilter_ok = false;
+  // Rules the prefilter cannot rule out (potentials of every block), by index.
+  mutable std::vector<std::size_t> unfiltered_rules;
   bool has_prefilter() const;
+  // has_prefilter() has returned (true or false) on some thread: asking it
+  // again costs nothing. Lets a stream use a prefilter built for it ahead
+  // of time (Analyzer::feed_all) without waiting for one that is not.
+  mutable std::atomic<bool> prefilter_built{false};
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"

@@ -12,6 +12,7 @@
 #include "logrx/analyzer.h"
 #include "logrx/logrx.h"
 #include "logrx/output.h"
+#include "match/rulebook_impl.h"
 #include "support/test_support.h"
 
 using namespace logrx;
@@ -210,8 +211,10 @@ TEST_CASE("feed_all on several threads reports what feed does, on every corpus l
   Rulebook book = test::load_builtin();
   namespace fs = std::filesystem;
   // Windows of a few blocks and surveys from the first, so that even a short
-  // log is cut into windows surveyed on other threads.
+  // log is cut into windows surveyed on other threads; a prefilter already
+  // built is used from the first serving block on.
   Grain fine(20000, 0, true);
+  REQUIRE(RulebookAccess::impl(book).has_prefilter());
   int logs = 0;
   for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
     if (entry.path().extension() != ".log") continue;

@@ -10,6 +10,7 @@
 
 #include "logrx/analyzer.h"
 #include "logrx/output.h"
+#include "match/rulebook_impl.h"
 #include "support/test_support.h"
 
 using namespace logrx;
@@ -138,9 +139,31 @@ TEST_CASE("vLLM-format serving logs give the same report in chunks and line by l
   for (unsigned seed : {4u, 5u, 6u}) check_chunked_equals_line_by_line(book, vllm_serving_log(seed));
 }
 
+// The light path runs only once the run is serving, so the markers of the
+// phases before (and of serving itself) have nothing left to do there; a
+// shutdown's still moves the run to "exited", in a block of healthy traffic.
+TEST_CASE("A shutdown amid serving traffic the prefilter clears still ends the run",
+          "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  std::string log = serving_log(7);
+  log += "[2026-07-01 17:00:00] INFO:     Shutting down\n";
+  for (int i = 0; i < 40; ++i)
+    log += "[2026-07-01 17:00:01 TP0] Decode batch, #running-req: 1, #token: 10, token usage: 0.01, "
+           "cuda graph: True, gen throughput (token/s): 12.5, #queue-req: 0, \n";
+  Report report = test::scan_line_by_line(book, log, AnalyzerOptions{});
+  REQUIRE(!report.runs.empty());
+  REQUIRE(report.runs.back().phase == "exited");
+  std::uint64_t prefiltered = 0;
+  CHECK(scan_in_chunks(book, log, 1 << 16, &prefiltered) == scan_line_by_line(book, log));
+  CHECK(prefiltered > 3000);
+}
+
 TEST_CASE("Every corpus log gives the same report in chunks and line by line",
           "[analysis][prefilter]") {
   Rulebook book = test::load_builtin();
+  // A prefilter already built is used from the first serving block on, so
+  // even a short log takes the light path where it can.
+  REQUIRE(RulebookAccess::impl(book).has_prefilter());
   namespace fs = std::filesystem;
   int logs = 0;
   for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {

@@ -3,7 +3,9 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <memory>
 
+#include "logrx/analyzer.h"
 #include "logrx/rulebook.h"
 #include "match/rulebook_impl.h"
 #include "support/test_support.h"
@@ -66,6 +68,95 @@ TEST_CASE("Capture groups read from a pattern's text are the ones RE2 compiles, 
   REQUIRE(regex.ok());
   CHECK(regex.NumberOfCapturingGroups() == 4);
   CHECK(logrx::capture_groups(corners) == std::vector<std::string>{"", "", "x", "", ""});
+}
+
+TEST_CASE("A pattern's top-level alternatives match exactly the lines it matches, for every built-in rule",
+          "[match][rulebook]") {
+  using logrx::split_alternatives;
+  CHECK(split_alternatives("abc").empty());
+  CHECK(split_alternatives("(?:a|b)c").empty());
+  CHECK(split_alternatives("(a|b)").empty());
+  CHECK(split_alternatives("[|]x").empty());
+  CHECK(split_alternatives(R"(a\|b)").empty());
+  CHECK(split_alternatives(R"(\Qa|b\E)").empty());
+  CHECK(split_alternatives("a|b") == std::vector<std::string>{"a", "b"});
+  CHECK(split_alternatives("(?:a|(b|c))") == std::vector<std::string>{"a", "(b|c)"});
+  CHECK(split_alternatives("(?i)(?:a|b)") == std::vector<std::string>{"(?i)a", "(?i)b"});
+  CHECK(split_alternatives("(?:a)|(?:b)") == std::vector<std::string>{"(?:a)", "(?:b)"});
+  CHECK(split_alternatives("[]|]x|y") == std::vector<std::string>{"[]|]x", "y"});
+  Rulebook book = logrx::test::load_builtin();
+  int split = 0;
+  for (const logrx::RuleSpec& rule : book.rules()) {
+    if (rule.trigger != logrx::Trigger::Line) continue;
+    std::vector<std::string> parts = split_alternatives(rule.pattern);
+    if (parts.empty()) continue;
+    ++split;
+    re2::RE2 whole(rule.pattern);
+    std::vector<std::unique_ptr<re2::RE2>> alternatives;
+    for (const std::string& part : parts) {
+      alternatives.push_back(std::make_unique<re2::RE2>(part));
+      INFO(rule.id << ": " << part);
+      REQUIRE(alternatives.back()->ok());
+    }
+    for (const auto* examples : {&rule.must_match, &rule.must_not_match}) {
+      for (const logrx::RuleExample& example : *examples) {
+        std::vector<std::string> lines = example.log;
+        if (!example.line.empty()) lines.push_back(example.line);
+        for (const std::string& line : lines) {
+          bool any = std::any_of(alternatives.begin(), alternatives.end(), [&](const auto& regex) {
+            return re2::RE2::PartialMatch(line, *regex);
+          });
+          INFO(rule.id << ": " << line);
+          CHECK(any == re2::RE2::PartialMatch(line, whole));
+        }
+      }
+    }
+  }
+  CHECK(split > 50);
+}
+
+// A rule the prefilter cannot rule out is checked line by line in every block.
+TEST_CASE("The built-in rulebook's block prefilter covers every rule it should", "[match][rulebook]") {
+  Rulebook book = logrx::test::load_builtin();
+  const logrx::Rulebook::Impl& impl = logrx::RulebookAccess::impl(book);
+  REQUIRE(impl.has_prefilter());
+  for (std::size_t index : impl.unfiltered_rules) FAIL_CHECK(impl.rules[index].id << " is not prefilterable");
+}
+
+TEST_CASE("Lint warns of a rule the block prefilter cannot rule out, which still matches",
+          "[match][rulebook]") {
+  TempDir dir;
+  // RE2 factors "--x-layers" and "-ngl" apart; "-ngl=" alone is shorter than an atom.
+  dir.write("a.json", rule_file(rule_json("x.short", "(?:^|\\\\s)(?:--x-layers|-ngl)[= ]\\\\d+") + "," +
+                                rule_json("x.long", "model runner has stopped")));
+  Diagnostics errors = Rulebook::lint({{dir.path()}});
+  auto has = [&](const std::string& id) {
+    return std::any_of(errors.begin(), errors.end(), [&](const logrx::Diagnostic& d) {
+      return d.code == "rule.not-prefilterable" && d.rule_id == id && d.json_pointer == "/rules/0/pattern";
+    });
+  };
+  CHECK(has("x.short"));
+  CHECK_FALSE(has("x.long"));
+  // With the built-in rules, the prefilter still works for the others (the
+  // serving traffic takes the light path), and the rule still matches.
+  Diagnostics load_errors;
+  auto book = Rulebook::load({{logrx::test::builtin_rules_dir()}, {dir.path()}}, load_errors);
+  REQUIRE(book);
+  REQUIRE(logrx::RulebookAccess::impl(*book).has_prefilter());
+  std::string log = "[2026-07-01 15:19:59] The server is fired up and ready to roll!\n";
+  for (int i = 0; i < 20000; ++i)
+    log += "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: 1, #token: 5, token usage: 0.01, "
+           "cuda graph: True, gen throughput (token/s): 1.5, #queue-req: 0, \n";
+  log += "./llama-server -m m.gguf -ngl 99\n";
+  log += "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: 1, #token: 5, token usage: 0.01, "
+         "cuda graph: True, gen throughput (token/s): 1.5, #queue-req: 0, \n";
+  logrx::Analyzer analyzer(*book, logrx::AnalyzerOptions{});
+  analyzer.feed(log);
+  logrx::Report report = analyzer.finish();
+  CHECK(analyzer.prefiltered_lines() > 10000);
+  bool matched = std::any_of(report.findings.begin(), report.findings.end(),
+                             [](const logrx::Finding& f) { return f.rule_id == "x.short"; });
+  CHECK(matched);
 }
 
 TEST_CASE("A capture named like a run variable is rejected, since it could never be read",
