@@ -424,7 +424,11 @@ const RuleSpec* Rulebook::Impl::engine_rule(std::string_view id) const {
 
 bool Rulebook::Impl::compile_selector() const {
   std::call_once(selector_once, [this] {
-    if (selector->Compile()) {
+    // A rulebook several times the built-in one's size would not fit one
+    // automaton's budget: it goes straight to shards of a size that does,
+    // rather than first failing to compile whole (most of the time it takes).
+    constexpr std::size_t kShardRules = 1536;
+    if (selector_rules.size() <= kShardRules && selector->Compile()) {
       shards.push_back(Shard{std::move(selector), 0});
       selector_ok = true;
       return;
@@ -433,7 +437,10 @@ bool Rulebook::Impl::compile_selector() const {
     // pattern that does not fit leaves the rulebook unusable; lint says so).
     selector.reset();
     selector_ok = true;
-    std::vector<std::pair<std::size_t, std::size_t>> pending{{0, selector_rules.size()}};
+    std::vector<std::pair<std::size_t, std::size_t>> pending;
+    for (std::size_t first = 0; first < selector_rules.size(); first += kShardRules)
+      pending.emplace_back(first, std::min(selector_rules.size(), first + kShardRules));
+    std::reverse(pending.begin(), pending.end());  // taken from the back: in order
     while (!pending.empty() && selector_ok) {
       auto [first, last] = pending.back();
       pending.pop_back();
