@@ -85,7 +85,9 @@ void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& ru
   std::vector<std::size_t> unfiltered = try_prefilter(impl, rules, split, failed);
   if (failed) return;
   if (!unfiltered.empty()) {
+    // A second build, as long as the first: lint reports these rules.
     for (std::size_t rule : unfiltered) split[rule] = 1;
+    impl.split_rules = unfiltered;
     unfiltered = try_prefilter(impl, rules, split, failed);
     if (failed) return;
   }
@@ -323,6 +325,17 @@ Diagnostics Rulebook::lint(const std::vector<RuleSource>& sources) {
                                   "", 0, 0, ""});
   if (book && RulebookAccess::impl(*book).has_prefilter()) {
     const Rulebook::Impl& impl = RulebookAccess::impl(*book);
+    for (std::size_t index : impl.split_rules) {
+      if (std::find(impl.unfiltered_rules.begin(), impl.unfiltered_rules.end(), index) !=
+          impl.unfiltered_rules.end())
+        continue;
+      add_error(problems, impl.rules[index], "rule.not-prefilterable", "/pattern",
+                "RE2 factors the common start of neighbouring alternatives out of this pattern "
+                "(\"exit code|exit status\" becomes \"exit\" and the rest), leaving no literal of " +
+                    std::to_string(detail::LiteralScanner::kMinLength) +
+                    " bytes or more: the block prefilter is built twice to filter it alternative by "
+                    "alternative (order the alternatives so that no two neighbours start alike)");
+    }
     for (std::size_t index : impl.unfiltered_rules)
       add_error(problems, impl.rules[index], "rule.not-prefilterable", "/pattern",
                 "some match of this pattern contains no literal of " +

@@ -99,6 +99,8 @@ struct Rulebook::Impl {
   mutable bool prefilter_ok = false;
   // Rules the prefilter cannot rule out (potentials of every block), by index.
   mutable std::vector<std::size_t> unfiltered_rules;
+  // Rules filtered only alternative by alternative (a second build), by index.
+  mutable std::vector<std::size_t> split_rules;
   bool has_prefilter() const;
   // has_prefilter() has returned (true or false) on some thread: asking it
   // again costs nothing. Lets a stream use a prefilter built for it ahead

@@ -121,6 +121,7 @@ TEST_CASE("The built-in rulebook's block prefilter covers every rule it should",
   const logrx::Rulebook::Impl& impl = logrx::RulebookAccess::impl(book);
   REQUIRE(impl.has_prefilter());
   for (std::size_t index : impl.unfiltered_rules) FAIL_CHECK(impl.rules[index].id << " is not prefilterable");
+  for (std::size_t index : impl.split_rules) FAIL_CHECK(impl.rules[index].id << " is filtered by its alternatives");
 }
 
 TEST_CASE("Lint warns of a rule the block prefilter cannot rule out, which still matches",
