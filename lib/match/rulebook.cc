@@ -179,7 +179,8 @@ void check_known(Diagnostics& errors, const RuleSpec& rule, const RemediationSpe
     // equivalents) that a GPU server's container needs.
     static const std::vector<std::string> kContainerOptions{
         "--shm-size", "--ipc", "--gpus", "--runtime", "--ulimit", "--device", "--privileged",
-        "--cap-add", "--security-opt", "--network", "--memory", "--pids-limit", "--cpus"};
+        "--cap-add", "--security-opt", "--network", "--memory", "--pids-limit", "--cpus",
+        "--add-host"};
     if (!lists(kContainerOptions, item.name))
       add_error(errors, rule, "rule.unknown-flag", where + "/container",
                 "container option " + item.name + " is not one logrx knows (docker run)");
