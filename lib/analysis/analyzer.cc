@@ -106,15 +106,32 @@ void Analyzer::Impl::feed_blocks(std::string_view bytes, const detail::BlockSurv
 
 void Analyzer::Impl::run_lines(std::string_view lines, bool may_match, bool plain) {
   // A line that began in an earlier block is always matched in full, and
-  // its earlier part was not checked for plainness.
+  // its earlier part was not checked for plainness nor by the prefilter.
   bool first_line_spans = splitter.has_pending();
   splitter.feed(lines, [&](std::string_view line, bool truncated) {
+    const std::vector<int>* hint = block_potentials_hint;
+    if (first_line_spans) block_potentials_hint = nullptr;
     if (envelope.passthrough())
       process(line, truncated, may_match || first_line_spans, plain && !first_line_spans);
     else
       process_enveloped(line, truncated);
+    block_potentials_hint = hint;
     first_line_spans = false;
   });
+}
+
+void Analyzer::Impl::hint_potentials(const std::vector<int>& potentials) {
+  // Beyond this many, trying each rule's regex costs more than the selector.
+  constexpr std::size_t kHintedPotentials = 8;
+  block_potentials_hint = nullptr;
+  std::size_t live = 0;
+  for (int id : potentials)
+    if (retired.empty() || !retired[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])])
+      ++live;
+  if (live > kHintedPotentials) return;
+  // Retired rules too: a restart inside the block revives them.
+  hinted_potentials = potentials;
+  block_potentials_hint = &hinted_potentials;
 }
 
 void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurvey* survey) {
@@ -135,8 +152,9 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   // what it looks for.
   bool prefilter_due = serving_bytes > kPrefilterAfterBytes ||
                        rules.prefilter_built.load(std::memory_order_acquire);
-  if (plain && envelope.passthrough() && run.phase == kServingPhase && prefilter_due &&
-      !options.include_silent && !unmatched_callback && rules.has_prefilter()) {
+  bool prefiltered = plain && envelope.passthrough() && run.phase == kServingPhase && prefilter_due &&
+                     !options.include_silent && !unmatched_callback && rules.has_prefilter();
+  if (prefiltered) {
     if (survey != nullptr && survey->potentials_known) {
       checked = check_holds(*survey);
       may_match = !(checked && survey->potentials_cleared) && rules.any_live(survey->potentials, retired);
@@ -159,6 +177,16 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
         }
       }
     }
+  }
+  struct Unhint {
+    const std::vector<int>*& hint;
+    ~Unhint() { hint = nullptr; }
+  } unhint{block_potentials_hint};
+  // Whatever path its lines take, those matched need only the rules the
+  // prefilter left for the block.
+  if (prefiltered) {
+    hint_potentials(survey != nullptr && survey->potentials_known ? survey->potentials
+                                                                   : prefilter_scratch.potentials);
   }
   if (may_match && checked && survey != nullptr && survey->potentials_checked && !splitter.has_pending()) {
     feed_checked_block(block, *survey, plain);

@@ -247,6 +247,15 @@ struct Analyzer::Impl {
   // The lines being processed are in a block the prefilter cleared: only
   // the rules it leaves out can match them (Rulebook::Impl::cleared_candidates).
   bool in_cleared_block = false;
+  // The lines being matched are in a block the prefilter left these few
+  // rules (prefilter ids) for; `raw_message` while the line's own message,
+  // which the prefilter saw, is the one matched.
+  const std::vector<int>* block_potentials_hint = nullptr;
+  std::vector<int> hinted_potentials;
+  bool raw_message = false;
+  // Sets block_potentials_hint to `potentials` when few enough of them are
+  // live for their own regexes to be cheaper than the whole selector.
+  void hint_potentials(const std::vector<int>& potentials);
   std::uint64_t serving_bytes = 0;     // fed while the run was serving
   std::uint64_t prefiltered_lines = 0;
   detail::DayClock day_clock;

@@ -483,7 +483,9 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
 
   if (may_match) {
+    raw_message = true;
     find_matches();
+    raw_message = false;
   } else {
     matches.clear();
   }
@@ -703,6 +705,7 @@ void Analyzer::Impl::find_matches() {
   // context ..."}) is matched as its author wrote it when nothing specific
   // matched the escaped form.
   if (has_specific_match() || !detail::has_escaped_quotes(event.message)) return;
+  raw_message = false;
   std::string escaped = std::exchange(event.message, detail::unescape_quotes(event.message));
   std::vector<Match> before = std::move(matches);
   collect_matches();
@@ -717,9 +720,36 @@ void Analyzer::Impl::collect_matches() {
   if (event.message.empty()) return;
   // A launch starting inside a cleared block would need the phase markers
   // cleared_candidates leaves out (the prefilter would have kept its banner).
-  bool cleared = in_cleared_block && run.phase >= kServingPhase && !options.include_silent;
-  bool decided = cleared ? rules.cleared_candidates(event.message, candidates)
-                         : rules.candidates(event.message, candidates);
+  bool serving = run.phase >= kServingPhase && !options.include_silent;
+  bool decided = false;
+  if (in_cleared_block && serving) {
+    decided = rules.cleared_candidates(event.message, candidates);
+  } else if (block_potentials_hint != nullptr && raw_message && serving) {
+    // A line of a block the prefilter left a few rules for: those rules'
+    // own regexes, and the rules it leaves out. The message must be the
+    // block's own text (not joined to the line before, not unescaped).
+    decided = rules.cleared_candidates(event.message, candidates);
+    for (int id : *block_potentials_hint) {
+      auto index = static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)]);
+      if (!retired.empty() && retired[index]) continue;
+      const CompiledRule& rule = rules.compiled[index];
+      if (!rule.regex || !rule.regex->get().ok()) {
+        decided = false;
+        break;
+      }
+      re2::StringPiece text(event.message.data(), event.message.size());
+      if (rule.regex->get().Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0))
+        candidates.push_back(static_cast<int>(index));
+    }
+    if (decided) {
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    } else {
+      decided = rules.candidates(event.message, candidates);
+    }
+  } else {
+    decided = rules.candidates(event.message, candidates);
+  }
   if (!decided || candidates.empty()) return;
   // A header-less line belongs to the server the stream was last seen
   // writing, else to the one its tracebacks' paths name.
