@@ -392,17 +392,27 @@ void Analyzer::Impl::clear_potentials(const Rulebook::Impl& rules, const std::ve
     return;
   // What candidates() would ask of each line's message, asked of the few
   // rules the prefilter left (the others cannot match any line of the block).
+  // A rule whose regex is nowhere in the block is on none of its lines: one
+  // search of the block instead of one per line (its literals are often on
+  // every statistics line, its pattern on none).
   std::array<const re2::RE2*, kPotentialsChecked> regexes{};
-  for (std::size_t k = 0; k < potentials.size(); ++k) {
+  std::size_t count = 0;
+  re2::StringPiece block(survey.lines_range.data(), survey.lines_range.size());
+  for (int id : potentials) {
     const CompiledRule& rule =
-        rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(potentials[k])])];
+        rules.compiled[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])];
     if (!rule.regex || !rule.regex->get().ok()) return;
-    regexes[k] = &rule.regex->get();
+    const re2::RE2& regex = rule.regex->get();
+    if (rule.block_searchable && !regex.Match(block, 0, block.size(), re2::RE2::UNANCHORED, nullptr, 0))
+      continue;
+    if (std::find(regexes.begin(), regexes.begin() + static_cast<std::ptrdiff_t>(count), &regex) ==
+        regexes.begin() + static_cast<std::ptrdiff_t>(count))
+      regexes[count++] = &regex;
   }
   bool any = false;
   for (SurveyedLine& line : survey.lines) {
     re2::StringPiece text(line.header.message.data(), line.header.message.size());
-    line.hits = std::any_of(regexes.begin(), regexes.begin() + static_cast<std::ptrdiff_t>(potentials.size()),
+    line.hits = std::any_of(regexes.begin(), regexes.begin() + static_cast<std::ptrdiff_t>(count),
                             [&](const re2::RE2* regex) {
                               return regex->Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0);
                             });

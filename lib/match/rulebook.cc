@@ -563,6 +563,26 @@ std::size_t skip_pattern_unit(std::string_view pattern, std::size_t i) {
 
 }  // namespace
 
+bool block_searchable(std::string_view pattern) {
+  for (std::size_t i = 0; i < pattern.size();) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      char next = pattern[i + 1];
+      // Word boundaries and text anchors depend on what surrounds the message.
+      if (next == 'b' || next == 'B' || next == 'A' || next == 'z') return false;
+      i = skip_pattern_unit(pattern, i);
+      continue;
+    }
+    if (c == '[') {
+      i = skip_pattern_unit(pattern, i);
+      continue;
+    }
+    if (c == '^' || c == '$') return false;
+    ++i;
+  }
+  return true;
+}
+
 std::vector<std::string> split_alternatives(std::string_view pattern) {
   // Flags set for the whole pattern ("(?i)") go in front of each alternative.
   std::string_view flags;
@@ -882,6 +902,7 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
                     "example expects capture \"" + name + "\", which the pattern does not have");
       }
     }
+    compiled.block_searchable = rule.trigger == Trigger::Line && block_searchable(rule.pattern);
     compiled.phase_only = rule.silent && !rule.sets_phase.empty() && rule.facts.empty() &&
                           rule.config_dump.empty() && !rule.starts_run;
     for (std::size_t p = 0; p < sizeof(kPhases) / sizeof(kPhases[0]); ++p)

@@ -54,6 +54,12 @@ std::vector<std::string> capture_groups(std::string_view pattern);
 // it matches one of them.
 std::vector<std::string> split_alternatives(std::string_view pattern);
 
+// Whether a pattern that matches no part of a block of lines matches none
+// of their messages either: true unless it has anchors or word boundaries
+// (whose meaning depends on the text around the message). A match in the
+// block says nothing of which line, if any, it was on.
+bool block_searchable(std::string_view pattern);
+
 struct CompiledRule {
   std::unique_ptr<LazyRegex> regex;      // line rules only
   std::unique_ptr<re2::RE2> raised_in;   // structure rules that name the raising module
@@ -66,6 +72,7 @@ struct CompiledRule {
   // Silent rules whose only effect is to move the run to a phase: once the
   // run is there, matching them again changes nothing.
   bool phase_only = false;
+  bool block_searchable = false;  // see block_searchable()
   int retire_after = -1;  // index of the facts rule that retires this one in a launch
   std::size_t phase_index = 0;
 };

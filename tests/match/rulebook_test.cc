@@ -115,6 +115,30 @@ TEST_CASE("A pattern's top-level alternatives match exactly the lines it matches
   CHECK(split > 50);
 }
 
+// clear_potentials searches a whole block once for such a pattern: a
+// message it matches must leave the pattern matching inside any block.
+TEST_CASE("A block-searchable pattern matches wherever its line sits in a block", "[match][rulebook]") {
+  using logrx::block_searchable;
+  CHECK(block_searchable("KV cache pool is full"));
+  CHECK(block_searchable("[^a]b\\$c"));
+  CHECK_FALSE(block_searchable("^Killed$"));
+  CHECK_FALSE(block_searchable("\\bOOM\\b"));
+  CHECK_FALSE(block_searchable("(?:x|y$)"));
+  Rulebook book = logrx::test::load_builtin();
+  int searchable = 0;
+  for (const logrx::RuleSpec& rule : book.rules()) {
+    if (rule.trigger != logrx::Trigger::Line || !block_searchable(rule.pattern)) continue;
+    ++searchable;
+    re2::RE2 regex(rule.pattern);
+    for (const logrx::RuleExample& example : rule.must_match) {
+      if (example.line.empty() || !re2::RE2::PartialMatch(example.line, regex)) continue;
+      INFO(rule.id << ": " << example.line);
+      CHECK(re2::RE2::PartialMatch("[2026-07-01 16:00:00 TP0] x\n] " + example.line + " \nnext line\n", regex));
+    }
+  }
+  CHECK(searchable > 300);
+}
+
 // A rule the prefilter cannot rule out is checked line by line in every block.
 TEST_CASE("The built-in rulebook's block prefilter covers every rule it should", "[match][rulebook]") {
   Rulebook book = logrx::test::load_builtin();
