@@ -93,6 +93,11 @@ struct RuleSpec {
   // (a statistic that fed it): once that rule fired, this one is skipped,
   // which keeps busy serving traffic off the full matching path.
   std::string retire_after;
+  // A condition on the run's facts, checked when the run ends: where it
+  // holds, this rule's findings of the run are demoted to info (evidence
+  // found later in the log explains them away: "no usable GPU found" before
+  // the CUDA device is listed). A finding callback has already reported them.
+  std::string demote_when;
   std::string explanation;
   std::vector<RemediationSpec> remediation;
   std::vector<std::string> references;

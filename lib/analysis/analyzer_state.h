@@ -292,6 +292,7 @@ struct Analyzer::Impl {
   // failed") points to the cause: the nearest non-wrapper error of the run,
   // inside its own event first. It never outranks that cause.
   void link_wrappers();
+  void demote_explained_findings();
   bool timestamp_went_backwards();
   std::int64_t seconds_of(const Timestamp& ts) { return day_clock.seconds_of(ts); }
   bool jumped_back(const Timestamp& now_ts, const Timestamp& last_ts, std::int64_t last_seconds) {

@@ -25,6 +25,7 @@ void Analyzer::Impl::close_run() {
     f.message = detail::expand_display(rules.rules[rule_index].title, lookup_for(nullptr));
     add_finding(std::move(f));
   }
+  demote_explained_findings();
   refine_serverless_findings();
   link_wrappers();
   report.runs.push_back(run_info());
@@ -32,6 +33,22 @@ void Analyzer::Impl::close_run() {
   if (report.runs.size() > std::max<std::size_t>(options.max_runs, 1)) {
     report.runs.erase(report.runs.begin());
     ++report.summary.capped.runs;
+  }
+}
+
+// Rules whose findings later evidence in the run explains away (demote_when):
+// checked once the run's facts are complete.
+void Analyzer::Impl::demote_explained_findings() {
+  for (Finding& f : report.findings) {
+    if (f.run != run.number || f.severity == Severity::Info) continue;
+    auto it = std::lower_bound(rules.rules.begin(), rules.rules.end(), f.rule_id,
+                               [](const RuleSpec& rule, const std::string& id) { return rule.id < id; });
+    if (it == rules.rules.end() || it->id != f.rule_id) continue;
+    const auto& demote = rules.compiled[static_cast<std::size_t>(it - rules.rules.begin())].demote_when;
+    if (!demote || !condition_holds(demote, nullptr)) continue;
+    f.severity = Severity::Info;
+    f.category = Category::Info;
+    f.explanation += " Later lines of this run explain it away (its rule's demote_when holds), so it is only noted.";
   }
 }
 

@@ -858,6 +858,8 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       if (server == "llamacpp") compiled.dialects.push_back(Dialect::Ollama);
     }
     if (!rule.when.empty()) compiled.when = check_expression(errors, rule, rule.when, "/when", known);
+    if (!rule.demote_when.empty())
+      compiled.demote_when = check_expression(errors, rule, rule.demote_when, "/demote_when", known);
     for (const auto& [name, source] : rule.facts) {
       if (auto e = check_expression(errors, rule, source,
                                     "/facts/" + name, known))

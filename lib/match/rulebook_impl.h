@@ -67,6 +67,7 @@ struct CompiledRule {
   bool any_server = false;
   std::vector<Dialect> dialects;         // for servers that have a line dialect
   std::optional<detail::Expression> when;
+  std::optional<detail::Expression> demote_when;  // RuleSpec::demote_when
   std::vector<std::pair<std::string, detail::Expression>> facts;
   std::vector<CompiledRemediation> remediation;  // parallel to RuleSpec::remediation
   // Silent rules whose only effect is to move the run to a phase: once the

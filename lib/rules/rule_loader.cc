@@ -33,12 +33,12 @@ constexpr std::array<std::string_view, 8> kServers{"any",      "sglang", "vllm",
                                                    "llamacpp", "trtllm", "lmdeploy", "ollama"};
 constexpr std::uintmax_t kMaxRuleFileBytes = 16u << 20;
 
-constexpr std::array<std::string_view, 27> kRuleFields{
+constexpr std::array<std::string_view, 28> kRuleFields{
     "id",          "title",       "category",    "severity",   "servers",     "pattern",
     "explanation", "remediation", "references",  "examples",   "$comment",    "description",
     "trigger",     "when",        "facts",       "config_dump", "config_keys", "phase",
     "starts_run",  "silent",      "wrapper",     "tier",       "raised_in",   "priority",
-    "hints",       "supersedes",  "retire_after"};
+    "hints",       "supersedes",  "retire_after", "demote_when"};
 
 bool valid_param_name(std::string_view name) {
   if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
@@ -223,6 +223,7 @@ class RuleReader {
     }
     spec.hints = bool_field("hints");
     if (auto after = string_field("retire_after", false)) spec.retire_after = *after;
+    if (auto demote = string_field("demote_when", false)) spec.demote_when = *demote;
     spec.starts_run = bool_field("starts_run");
     spec.silent = bool_field("silent");
     spec.wrapper = bool_field("wrapper");

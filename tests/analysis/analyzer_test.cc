@@ -334,3 +334,32 @@ TEST_CASE("A log that names no server gets each likely server's fixes as labelle
       CHECK(item.name != "--mem-fraction-static");
     }
 }
+
+// "no usable GPU found" before the CUDA device is listed: the later line
+// explains the earlier finding away once the run's facts are complete.
+TEST_CASE("A finding is demoted to info when later evidence in its run explains it (demote_when)",
+          "[analysis][analyzer]") {
+  logrx::test::TempDir dir;
+  dir.write("a.json",
+            logrx::test::rule_file(
+                logrx::test::rule_json("x.no-gpu", "no usable GPU found", ", \"category\": \"config_conflict\", \"demote_when\": \"defined(gpu_seen)\"") +
+                "," +
+                logrx::test::rule_json("x.gpu-seen", "found (?P<n>\\\\d+) CUDA devices",
+                                       ", \"silent\": true, \"facts\": {\"gpu_seen\": \"n\"}")));
+  logrx::Diagnostics errors;
+  auto book = logrx::Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book);
+  auto scan = [&](const std::string& log) {
+    Analyzer analyzer(*book, AnalyzerOptions{});
+    analyzer.feed(log);
+    return analyzer.finish();
+  };
+  logrx::Report alone = scan("warning: no usable GPU found, --gpu-layers option will be ignored\n");
+  REQUIRE(alone.findings.size() == 1);
+  CHECK(alone.findings[0].severity == Severity::Error);
+  logrx::Report explained = scan("warning: no usable GPU found, --gpu-layers option will be ignored\n"
+                          "ggml_cuda_init: found 1 CUDA devices\n");
+  REQUIRE(explained.findings.size() == 1);
+  CHECK(explained.findings[0].severity == Severity::Info);
+  CHECK(explained.findings[0].category == logrx::Category::Info);
+}
