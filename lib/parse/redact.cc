@@ -291,13 +291,17 @@ class Redactor {
     }
     std::string_view word = t_.substr(p, end - p);
     if (kind == SecretName::Token || kind == SecretName::BareKey) {
-      // "#token: 3428", "token usage: 0.04", "Invalid token: expected ...":
-      // counts and prose, not secrets.
+      // "#token: 3428", "token usage: 0.04", "Invalid token: expected ...",
+      // "failed to sample token: sample: logits ...": counts and prose, not
+      // secrets (a lowercase word may end a clause with ':' or '.').
       bool numeric = !word.empty();
-      bool lower_word = !word.empty();
+      std::string_view prose = word;
+      while (!prose.empty() && (prose.back() == ':' || prose.back() == '.')) prose.remove_suffix(1);
+      bool lower_word = !prose.empty();
+      for (char c : prose)
+        if (!(c >= 'a' && c <= 'z')) lower_word = false;
       for (char c : word) {
         if (!is_digit(c) && c != '.' && c != ',' && c != '%') numeric = false;
-        if (!(c >= 'a' && c <= 'z')) lower_word = false;
       }
       if (numeric || (separator == ':' && lower_word)) return end > p ? end : p + 1;
     }

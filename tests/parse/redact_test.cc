@@ -133,6 +133,7 @@ TEST_CASE("Counts and words named like tokens are not secrets", "[parse][redact]
   for (const char* text :
        {"#new-token: 5, #cached-token: 0, token usage: 0.04", "max_tokens=512 max_num_batched_tokens=8192",
         "tokenizer='meta/llama' ssl_keyfile=/etc/key.pem", "Invalid token: expected a string",
+        "failed to sample token: sample: logits sum to NaN", "unexpected token: end.",
         "key_cache dtype=float16 key=value", "a::b::c and x := y",
         "Uvicorn running on http://0.0.0.0:30000", "see https://docs.vllm.ai/en/latest/ (and https://x.org)"}) {
     INFO(text);
@@ -214,4 +215,10 @@ TEST_CASE("Exceptions of a traceback that matched no rule are redacted where the
   REQUIRE_FALSE(seen.empty());
   CHECK(seen[0].find("Tq4Wm8") == std::string::npos);
   CHECK(seen[0].find("token=<redacted>") != std::string::npos);
+}
+
+TEST_CASE("A token value after a colon is still hidden unless it reads as a word", "[parse][redact]") {
+  std::string text = "auth token: Zx81kQp2Lm9aTrW";
+  CHECK(logrx::redact_secrets(text));
+  CHECK(text.find("Zx81kQp2Lm9aTrW") == std::string::npos);
 }
