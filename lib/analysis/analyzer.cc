@@ -237,16 +237,12 @@ void Analyzer::Impl::feed_checked_block(std::string_view block, const detail::Bl
       run_lines(bytes_of(first, last), true, plain);
       return;
     }
-    detail::BlockSurvey& part = segment_survey;
-    part.clear();
-    part.lines_known = true;
-    part.lines_range = bytes_of(first, last);
-    part.levelless_vllm = survey.levelless_vllm;
-    part.lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(first),
-                      lines.begin() + static_cast<std::ptrdiff_t>(last));
-    part.first_continues = lines[first].continues;
-    if (!process_unmatched_block(part.lines_range, &part))
-      run_lines(part.lines_range, block_needs_matching, plain);
+    // Surveyed again as a block of its own (its summary is not the block's),
+    // in a survey of its own: local_survey may be the one whose lines these are.
+    std::string_view part = bytes_of(first, last);
+    segment_survey.clear();
+    survey_lines(part, options.max_line_bytes, segment_survey, false);
+    if (!process_unmatched_block(part, &segment_survey)) run_lines(part, block_needs_matching, plain);
   };
   std::size_t start = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {

@@ -182,7 +182,6 @@ struct Analyzer::Impl {
   // Complete or partial lines down the full path (matched when may_match).
   void run_lines(std::string_view lines, bool may_match, bool plain);
   void feed_checked_block(std::string_view block, const detail::BlockSurvey& survey, bool plain);
-  detail::BlockSurvey segment_survey;  // feed_checked_block's, for each run of lines
   // The stateless part of a block's light path (headers, lines the tiers must
   // see), of the complete lines `whole`.
   // With keep_lines, each line is kept too (out.lines), not only the summary.
@@ -242,6 +241,7 @@ struct Analyzer::Impl {
   std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
   std::string joined_text;
   detail::BlockSurvey local_survey;     // process_unmatched_block's, when none was made ahead
+  detail::BlockSurvey segment_survey;   // feed_checked_block's, for each run of lines between hits
   std::vector<int> live_potentials;     // feed_block's: the prefilter's, less the retired rules
   bool block_needs_matching = false;   // why process_unmatched_block declined
   // The lines being processed are in a block the prefilter cleared: only

@@ -17,9 +17,7 @@ namespace logrx::detail {
 struct SurveyedLine {
   std::string_view text;
   HeaderView header;
-  bool opens = false;  // would open an event if none is open (traceback, frame, vLLM error)
-  bool continues = false;  // may continue a line cut before it (Analyzer::Impl::may_continue)
-  bool hits = false;       // matches one of the block's potentials (clear_potentials)
+  bool hits = false;  // matches one of the block's potentials (clear_potentials)
 };
 
 // What the light path does with a block's lines, found by the survey so

@@ -44,94 +44,8 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   }
   // A Ray actor's prefix around another server's line is unwrapped by the full path.
   if (survey->declined || (survey->levelless_vllm && !foreign_prefixes.empty())) return false;
-  if (survey->light.known) return apply_light(*survey);
-  const std::vector<SurveyedLine>& lines = survey->lines;
-  bool has_ts = run.has_timestamp;
-  Timestamp last_ts = run.last_timestamp;
-  std::int64_t last_seconds = run.last_seconds;
-  // Event state as the full path would have it. Open: by an SGLang header
-  // line of this block, or from before the block and able to close without
-  // a word (no finding held for it, no fallback pending, not a vLLM record a
-  // vLLM line could continue). A header line of another dialect, or a vLLM
-  // one, never continues such an event; a raw line does, and the event's
-  // lines then need the full path from where it opened. Loud: open from
-  // before with something to say when it closes (the full path says it).
-  enum class State { Closed, Open, Loud };
-  State state = State::Closed;
-  if (open_event.open)
-    state = fallback.empty() && open_event.dialect != Dialect::VLLM ? State::Open : State::Loud;
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::size_t full_from = state == State::Loud ? 0 : kNone;  // first line that needs the full path
-  std::size_t open_from = 0;  // the line that opened the open event (0: before the block)
-  for (std::size_t index = 0; index < lines.size() && full_from == kNone; ++index) {
-    const SurveyedLine& l = lines[index];
-    // The full path checks the lines from full_from on itself.
-    if (l.header.has_timestamp) {
-      if (has_ts && jumped_back(l.header.timestamp, last_ts, last_seconds)) return false;
-      has_ts = true;
-      last_ts = l.header.timestamp;
-      last_seconds = seconds_of(l.header.timestamp);
-    }
-    if (l.header.dialect == Dialect::SGLang) {
-      state = State::Open;
-      open_from = index;
-      continue;
-    }
-    if (state == State::Open && l.header.dialect == Dialect::Unknown) {
-      full_from = open_from;
-      break;
-    }
-    state = State::Closed;
-    if (l.opens) full_from = index;
-  }
-  // From an event on (a traceback, a record that raw lines continue), the
-  // lines are matched too: the structure and lexical tiers read lines inside
-  // an event that look harmless alone ("Message: '... failed.'" of a logging
-  // error). Only the last line, taken the full way alone, is not.
-  bool match_rest = full_from != kNone;
-  if (full_from == kNone) {
-    // The last line always goes the full way, so `event` is what it would be.
-    match_rest = state == State::Open;
-    full_from = state == State::Open ? open_from : lines.size() - 1;
-  }
-  // An event open from before the block that its first line closed (by
-  // the checks above it has nothing to say) is closed before the lines the
-  // full path takes, which would otherwise continue it.
-  if (full_from > 0 && open_event.open) close_event();
-  std::string_view last_timestamp_text;
-  for (std::size_t i = 0; i < full_from; ++i) {
-    const SurveyedLine& l = lines[i];
-    std::uint64_t number = ++report.summary.lines;
-    if (l.header.dialect != Dialect::Unknown) stream_dialect = l.header.dialect;
-    note_server(l.header.dialect, l.header.message);
-    ++run.lines;
-    if (run.first_line == 0) run.first_line = number;
-    run.last_line = number;
-    if (l.header.has_timestamp) {
-      if (!run.has_timestamp) {
-        run.first_timestamp_text.assign(l.header.timestamp_text);
-        run.first_timestamp = l.header.timestamp;
-      }
-      note_dated(l.header.timestamp);
-      run.has_timestamp = true;
-      run.last_timestamp = l.header.timestamp;
-      last_timestamp_text = l.header.timestamp_text;
-    }
-  }
-  if (!last_timestamp_text.empty()) {
-    run.last_timestamp_text.assign(last_timestamp_text);
-    run.last_seconds = seconds_of(run.last_timestamp);
-  }
-  // The line before full_from is not continued by it (or the block would
-  // have been declined), so no cut line is pending there.
-  if (full_from > 0) cut.message.clear();
-  struct Cleared {
-    bool& flag;
-    ~Cleared() { flag = false; }
-  } cleared{in_cleared_block = true};
-  for (std::size_t i = full_from; i < lines.size(); ++i) process(lines[i].text, false, match_rest, true);
-  prefiltered_lines += lines.size();
-  return true;
+  // A survey that reached the end of the block always summarised it.
+  return survey->light.known && apply_light(*survey);
 }
 
 // process_unmatched_block's walk, from the survey's summary of it: the same
@@ -222,15 +136,9 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
   std::int64_t previous_seconds = 0;
   // Lines are folded into the summary one behind, once it is known that the
   // walk went past them: the last line always goes the full way.
-  struct Pending {
-    Dialect dialect = Dialect::Unknown;
-    bool has_timestamp = false;
-    Timestamp timestamp;
-    std::string_view timestamp_text;
-    std::string_view message;
-  } pending;
+  detail::HeaderView pending;
   bool has_pending = false;
-  auto fold = [&light](const Pending& line) {
+  auto fold = [&light](const detail::HeaderView& line) {
     if (line.dialect != Dialect::Unknown) light.last_dialect = line.dialect;
     if (line.dialect == Dialect::Ollama) light.has_ollama = true;
     light.server_from_unknown = detail::next_server(light.server_from_unknown, line.dialect, line.message);
@@ -285,7 +193,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     bool opens = opens_traceback(header.message, marks) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&
                   (header.level == "ERROR" || header.level == "CRITICAL"));
-    if (keep_lines) out.lines.push_back(SurveyedLine{line, header, opens, continues, false});
+    if (keep_lines) out.lines.push_back(SurveyedLine{line, header, false});
     previous_message = header.message;
     if (index == 0) {
       out.first_continues = continues;
@@ -304,12 +212,10 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
       previous_time = header.timestamp;
       previous_seconds = clock.seconds_of(header.timestamp);
     }
-    Pending current{header.dialect, header.has_timestamp, header.timestamp, header.timestamp_text,
-                    header.message};
     last_offset = offset;
     if (header.dialect == Dialect::SGLang) {
       if (has_pending) fold(pending);
-      pending = current;
+      pending = header;
       has_pending = true;
       open = true;
       open_from = index;
@@ -324,7 +230,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
       continue;
     }
     if (has_pending) fold(pending);
-    pending = current;
+    pending = header;
     has_pending = true;
     open = false;
     if (opens) {

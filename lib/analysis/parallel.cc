@@ -55,7 +55,7 @@ void Analyzer::feed_all(std::string_view bytes, unsigned threads) {
       if (thread.joinable()) thread.join();
     }
   } builder;
-  if (impl.envelope.kind() == EnvelopeKind::Undecided) {
+  if (!impl.rules.prefilter_built.load(std::memory_order_acquire)) {
     const Rulebook::Impl& book = impl.rules;
     try {
       builder.thread = std::thread([&book] {
@@ -203,15 +203,7 @@ void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   };
   try {
     for (unsigned t = 1; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        // The prefilter is built once, on first use: here, while the
-        // analysis reads the start-up lines, rather than when it reaches
-        // serving traffic and would wait for it.
-        try {
-          if (t == 1) book.has_prefilter();
-        } catch (...) {
-          // Built (or failed) again where the analysis needs it.
-        }
+      workers.emplace_back([&] {
         Surveyor surveyor;
         std::unique_lock<std::mutex> lock(mutex);
         while (!stop) {
