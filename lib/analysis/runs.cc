@@ -39,6 +39,7 @@ void Analyzer::Impl::close_run() {
 // Rules whose findings later evidence in the run explains away (demote_when):
 // checked once the run's facts are complete.
 void Analyzer::Impl::demote_explained_findings() {
+  if (!rules.any_demote_when) return;
   for (Finding& f : report.findings) {
     if (f.run != run.number || f.severity == Severity::Info) continue;
     auto it = std::lower_bound(rules.rules.begin(), rules.rules.end(), f.rule_id,

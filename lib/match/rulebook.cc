@@ -480,57 +480,6 @@ const re2::RE2& LazyRegex::get() const {
   return *regex_;
 }
 
-std::vector<std::string> capture_groups(std::string_view pattern) {
-  std::vector<std::string> groups{""};
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    char c = pattern[i];
-    if (c == '\\') {
-      if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
-        // \Q...\E: literal text up to \E (or the end).
-        std::size_t end = pattern.find("\\E", i + 2);
-        i = end == std::string_view::npos ? pattern.size() : end + 1;
-      } else {
-        ++i;
-      }
-      continue;
-    }
-    if (c == '[') {
-      // A class: a leading ']' (after an optional '^') is literal, "[:name:]"
-      // is a named class, escapes escape.
-      std::size_t j = i + 1;
-      if (j < pattern.size() && pattern[j] == '^') ++j;
-      if (j < pattern.size() && pattern[j] == ']') ++j;
-      while (j < pattern.size() && pattern[j] != ']') {
-        if (pattern[j] == '\\') {
-          j += 2;
-        } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
-          std::size_t end = pattern.find(":]", j + 2);
-          j = end == std::string_view::npos ? j + 1 : end + 2;
-        } else {
-          ++j;
-        }
-      }
-      i = j;
-      continue;
-    }
-    if (c != '(') continue;
-    if (i + 1 >= pattern.size() || pattern[i + 1] != '?') {
-      groups.emplace_back();
-      continue;
-    }
-    // (?P<name>...) and (?<name>...) capture; other (?...) forms do not.
-    std::size_t name_at = std::string_view::npos;
-    if (pattern.compare(i + 2, 2, "P<") == 0) name_at = i + 4;
-    else if (i + 2 < pattern.size() && pattern[i + 2] == '<') name_at = i + 3;
-    if (name_at == std::string_view::npos) continue;
-    std::size_t close = pattern.find('>', name_at);
-    if (close == std::string_view::npos) break;
-    groups.emplace_back(pattern.substr(name_at, close - name_at));
-    i = close;
-  }
-  return groups;
-}
-
 namespace {
 
 // The index after the escape ("\\x", "\\Q...\\E") or class ("[...]") that
@@ -562,6 +511,34 @@ std::size_t skip_pattern_unit(std::string_view pattern, std::size_t i) {
 }
 
 }  // namespace
+
+std::vector<std::string> capture_groups(std::string_view pattern) {
+  std::vector<std::string> groups{""};
+  for (std::size_t i = 0; i < pattern.size();) {
+    char c = pattern[i];
+    if (c == '\\' || c == '[') {
+      i = skip_pattern_unit(pattern, i);
+      continue;
+    }
+    std::size_t at = i++;
+    if (c != '(') continue;
+    if (at + 1 >= pattern.size() || pattern[at + 1] != '?') {
+      groups.emplace_back();
+      continue;
+    }
+    // (?P<name>...) and (?<name>...) capture; other (?...) forms do not.
+    std::size_t name_at = std::string_view::npos;
+    if (pattern.compare(at + 2, 2, "P<") == 0) name_at = at + 4;
+    else if (at + 2 < pattern.size() && pattern[at + 2] == '<') name_at = at + 3;
+    if (name_at == std::string_view::npos) continue;
+    std::size_t close = pattern.find('>', name_at);
+    if (close == std::string_view::npos) break;
+    groups.emplace_back(pattern.substr(name_at, close - name_at));
+    i = close + 1;
+  }
+  return groups;
+}
+
 
 bool block_searchable(std::string_view pattern) {
   for (std::size_t i = 0; i < pattern.size();) {
@@ -858,8 +835,10 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       if (server == "llamacpp") compiled.dialects.push_back(Dialect::Ollama);
     }
     if (!rule.when.empty()) compiled.when = check_expression(errors, rule, rule.when, "/when", known);
-    if (!rule.demote_when.empty())
+    if (!rule.demote_when.empty()) {
       compiled.demote_when = check_expression(errors, rule, rule.demote_when, "/demote_when", known);
+      impl->any_demote_when = true;
+    }
     for (const auto& [name, source] : rule.facts) {
       if (auto e = check_expression(errors, rule, source,
                                     "/facts/" + name, known))

@@ -117,6 +117,7 @@ struct Rulebook::Impl {
   std::vector<int> selector_rules;  // selector index -> rule index
   std::vector<int> fact_rules;      // trigger "facts"
   std::vector<int> run_end_rules;   // trigger "run_end"
+  bool any_demote_when = false;     // some rule has demote_when
   std::vector<ServerFlags> flags;   // one list per server
 
   // Indices of line rules whose pattern matches `message`, sorted (= by rule
