@@ -135,6 +135,24 @@ void Analyzer::Impl::hint_potentials(const std::vector<int>& potentials) {
 }
 
 void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurvey* survey) {
+  if (run.phase == kServingPhase) serving_bytes += block.size();
+  // A block split around a line only the full path can take goes on as a
+  // block of its own.
+  while (!block.empty()) {
+    block.remove_prefix(feed_block_part(block, survey));
+    survey = nullptr;
+  }
+}
+
+std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail::BlockSurvey* survey) {
+  // A line that began in an earlier block is matched in full (its start
+  // was not seen with it): alone, so that the rest is a block like any other.
+  if (splitter.has_pending()) {
+    std::size_t newline = block.find('\n');
+    std::size_t end = newline == std::string_view::npos ? block.size() : newline + 1;
+    run_lines(block.substr(0, end), true, false);
+    return end;
+  }
   // Once a run is serving, most lines are batch statistics and access logs
   // that only phase markers match. One pass of the literal prefilter over a block
   // of lines tells whether any line in it can matter; if none can, the lines
@@ -147,7 +165,6 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
   // the stream has shown enough serving traffic for it to pay off, or once
   // it is there (feed_all builds it ahead on another thread).
   constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
-  if (run.phase == kServingPhase) serving_bytes += block.size();
   // The prefilter reads the raw bytes: an envelope's escapes would hide
   // what it looks for.
   bool prefilter_due = serving_bytes > kPrefilterAfterBytes ||
@@ -161,7 +178,7 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
     } else {
       may_match = rules.block_may_match(block, prefilter_scratch, retired);
       // A few live rules left: are they on any line at all?
-      if (may_match && !splitter.has_pending()) {
+      if (may_match) {
         live_potentials.clear();
         for (int id : prefilter_scratch.potentials)
           if (retired.empty() || !retired[static_cast<std::size_t>(rules.prefilter_rules[static_cast<std::size_t>(id)])])
@@ -188,34 +205,68 @@ void Analyzer::Impl::feed_block(std::string_view block, const detail::BlockSurve
     hint_potentials(survey != nullptr && survey->potentials_known ? survey->potentials
                                                                    : prefilter_scratch.potentials);
   }
-  if (may_match && checked && survey != nullptr && survey->potentials_checked && !splitter.has_pending()) {
+  if (may_match && checked && survey != nullptr && survey->potentials_checked) {
     feed_checked_block(block, *survey, plain);
-    return;
+    return block.size();
   }
   if (may_match) {
+    if (prefiltered && survey != nullptr && can_split(block, *survey)) return split_block(block, *survey);
     run_lines(block, true, plain);
-    return;
+    return block.size();
   }
-  // No rule can match a line of this block. A line that began in an
-  // earlier buffer is still matched in full (its start was not scanned
-  // with it), and an unfinished last line waits for the next buffer, where
-  // it will be matched in full too; the complete lines between take the
-  // light path.
-  std::string_view rest = block;
-  if (splitter.has_pending()) {
-    std::size_t newline = rest.find('\n');
-    std::size_t end = newline == std::string_view::npos ? rest.size() : newline + 1;
-    run_lines(rest.substr(0, end), false, plain);
-    rest.remove_prefix(end);
+  // No rule can match a line of this block. An unfinished last line waits
+  // for the next buffer, where it will be matched in full; the complete
+  // lines before take the light path.
+  std::size_t last = block.rfind('\n');
+  std::string_view whole = last == std::string_view::npos ? std::string_view{} : block.substr(0, last + 1);
+  std::string_view tail = block.substr(whole.size());
+  // A block with an error line is split around it (or, when it cannot be,
+  // matched in full): the structure and lexical rules the prefilter leaves
+  // out may still speak on that line.
+  if (!whole.empty() && !survey_fits(survey, whole)) {
+    local_survey.clear();
+    survey_lines(whole, options.max_line_bytes, local_survey, false);
+    survey = &local_survey;
   }
-  std::size_t last = rest.rfind('\n');
-  std::string_view whole = last == std::string_view::npos ? std::string_view{} : rest.substr(0, last + 1);
-  std::string_view tail = rest.substr(whole.size());
-  // A block with an error line is matched in full: the structure and
-  // lexical rules the prefilter leaves out may still speak on it.
+  if (!whole.empty() && can_split(whole, *survey)) return split_block(whole, *survey);
   if (!whole.empty() && !process_unmatched_block(whole, survey))
     run_lines(whole, block_needs_matching, plain);
   if (!tail.empty()) run_lines(tail, false, plain);
+  return block.size();
+}
+
+bool Analyzer::Impl::survey_fits(const detail::BlockSurvey* survey, std::string_view lines) {
+  return survey != nullptr && survey->lines_known && survey->lines_range.data() == lines.data() &&
+         survey->lines_range.size() == lines.size();
+}
+
+bool Analyzer::Impl::can_split(std::string_view block, const detail::BlockSurvey& survey) const {
+  return survey.lines_known && survey.needs_matching && !survey.declined &&
+         survey.needs_from != detail::BlockSurvey::kNoSplit && survey.lines_range.data() == block.data() &&
+         survey.needs_from < survey.lines_range.size() && !splitter.has_pending();
+}
+
+// A block of a serving run that the prefilter left few or no rules for,
+// where a line needs the full path (an error, an exception: the structure and
+// lexical tiers read it): the lines before it are fed as a block of their
+// own, it goes the full way, and the caller feeds the rest as a new block.
+// Returns the bytes consumed.
+std::size_t Analyzer::Impl::split_block(std::string_view block, const detail::BlockSurvey& survey) {
+  // Read before the lines before are fed: the survey may be local_survey,
+  // which feeding them reuses.
+  std::size_t from = survey.needs_from;
+  std::size_t lines = survey.needs_lines;
+  std::string_view range = survey.lines_range;
+  // They hold no such line: they are not split again.
+  for (std::string_view before = block.substr(0, from); !before.empty();)
+    before.remove_prefix(feed_block_part(before, nullptr));
+  std::size_t end = from;
+  for (std::size_t i = 0; i < lines && end < range.size(); ++i) {
+    std::size_t newline = range.find('\n', end);
+    end = newline == std::string_view::npos ? range.size() : newline + 1;
+  }
+  run_lines(block.substr(from, end - from), true, true);
+  return end;
 }
 
 // A block where the prefilter left a few rules and some of its lines match

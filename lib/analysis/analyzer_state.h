@@ -96,6 +96,10 @@ struct Analyzer::Impl {
     std::uint64_t lines = 0;
     std::size_t errors = 0;
     std::set<std::size_t> fired_fact_rules;
+    // The servers whose own lines (by their header) recorded facts: a facts
+    // rule of one of them applies even when the run is another's (two
+    // servers writing one stream).
+    std::vector<Dialect> fact_dialects;
     std::size_t first_finding = 0;  // index into report.findings
     std::uint64_t last_cause_line = 0;  // last specific error or fatal finding
   };
@@ -179,6 +183,15 @@ struct Analyzer::Impl {
   // block order; a survey that does not fit its block is ignored.
   void feed_blocks(std::string_view bytes, const detail::BlockSurvey* surveys, std::size_t count);
   void feed_block(std::string_view block, const detail::BlockSurvey* survey);
+  // feed_block's one pass: the bytes of `block` it consumed (all, unless it
+  // split the block around a line only the full path can take).
+  std::size_t feed_block_part(std::string_view block, const detail::BlockSurvey* survey);
+  static bool survey_fits(const detail::BlockSurvey* survey, std::string_view lines);
+  bool can_split(std::string_view block, const detail::BlockSurvey& survey) const;
+  std::size_t split_block(std::string_view block, const detail::BlockSurvey& survey);
+  // Whether the light path would take the first line of `lines` the full
+  // way with every line after it (process_unmatched_block).
+  bool needs_full_path(std::string_view lines) const;
   // Complete or partial lines down the full path (matched when may_match).
   void run_lines(std::string_view lines, bool may_match, bool plain);
   void feed_checked_block(std::string_view block, const detail::BlockSurvey& survey, bool plain);
@@ -242,6 +255,7 @@ struct Analyzer::Impl {
   std::string joined_text;
   detail::BlockSurvey local_survey;     // process_unmatched_block's, when none was made ahead
   detail::BlockSurvey segment_survey;   // feed_checked_block's, for each run of lines between hits
+  detail::BlockSurvey settled_survey;   // process_unmatched_block's, of the lines after those it took the full way
   std::vector<int> live_potentials;     // feed_block's: the prefilter's, less the retired rules
   bool block_needs_matching = false;   // why process_unmatched_block declined
   // The lines being processed are in a block the prefilter cleared: only

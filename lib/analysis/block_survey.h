@@ -77,6 +77,13 @@ struct BlockSurvey {
   // exception, a line that may continue the one before it, an over-long line):
   // the block is matched in full.
   bool needs_matching = false;
+  // Where in lines_range the first such line begins, and how many lines
+  // from there go the full way (two when it may continue the line before,
+  // which goes with it); kNoSplit when the survey cannot tell (a line it did
+  // not parse). The lines before may take the light path as a block of their own.
+  static constexpr std::size_t kNoSplit = static_cast<std::size_t>(-1);
+  std::size_t needs_from = kNoSplit;
+  std::size_t needs_lines = 0;
   // A line the light path cannot take (over-long, a Ray prefix around
   // another server's line): the block takes the full path.
   bool declined = false;
@@ -104,6 +111,8 @@ struct BlockSurvey {
     lines_known = false;
     lines_range = {};
     needs_matching = false;
+    needs_from = kNoSplit;
+    needs_lines = 0;
     declined = false;
     levelless_vllm = false;
     first_continues = false;

@@ -404,7 +404,10 @@ void Analyzer::Impl::evaluate_fact_rules() {
   for (int index : rules.fact_rules) {
     auto rule_index = static_cast<std::size_t>(index);
     if (run.fired_fact_rules.count(rule_index) > 0) continue;
-    if (!rules.applies_to(rule_index, run.server)) continue;
+    bool applies = rules.applies_to(rule_index, run.server) ||
+                   std::any_of(run.fact_dialects.begin(), run.fact_dialects.end(),
+                               [&](Dialect d) { return rules.applies_to(rule_index, d); });
+    if (!applies) continue;
     if (!condition_holds(rules.compiled[rule_index].when, nullptr)) continue;
     run.fired_fact_rules.insert(rule_index);
     for (std::size_t r = 0; r < rules.compiled.size(); ++r) {

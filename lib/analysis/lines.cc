@@ -16,14 +16,15 @@ using namespace detail;
 // matching) runs only from the last line whose event state cannot be
 // derived without it. The result is exactly what full processing gives
 // (tests compare the two); anything unusual in the block (a timestamp
-// going back, an over-long line, findings waiting on an open event, a
-// custom ready pattern) sends the whole block down the full path.
+// going back, an over-long line, a custom ready pattern) sends the whole
+// block down the full path; findings waiting on an open event, the lines up
+// to the event's end.
 // Returns false when the block must take the full path.
 bool Analyzer::Impl::process_unmatched_block(std::string_view block,
                                              const detail::BlockSurvey* survey) {
   bool fits = survey != nullptr && survey->lines_known && survey->lines_range.data() == block.data() &&
               survey->lines_range.size() == block.size();
-  if (!held.empty() || ready || splitter.has_pending() || block.empty() || block.back() != '\n') {
+  if (ready || splitter.has_pending() || block.empty() || block.back() != '\n') {
     // The full path, matched unless the block is known to hold no line the
     // structure and lexical tiers read (the prefilter leaves them out).
     block_needs_matching = !fits || survey->needs_matching ||
@@ -38,14 +39,48 @@ bool Analyzer::Impl::process_unmatched_block(std::string_view block,
   }
   // A line the structure and lexical tiers must see wins over every other
   // reason to decline: a declined block is otherwise not matched at all.
-  if (survey->needs_matching || (survey->first_may_continue() && !cut.message.empty())) {
+  // (feed_block splits a block around such lines.)
+  if (survey->needs_matching) {
     block_needs_matching = true;
     return false;
   }
   // A Ray actor's prefix around another server's line is unwrapped by the full path.
   if (survey->declined || (survey->levelless_vllm && !foreign_prefixes.empty())) return false;
+  // The first lines may be ones the light path would take the full way with
+  // every line after them (an event they continue, a cut line they may go
+  // on, matched), or that findings held for an open event keep from it (not
+  // matched): they go that way alone, and the light path takes over once it can.
+  std::size_t settled = 0;
+  while (settled < block.size()) {
+    bool full = needs_full_path(block.substr(settled));
+    if (!full && held.empty()) break;
+    std::size_t end = block.find('\n', settled) + 1;
+    run_lines(block.substr(settled, end - settled), full, true);
+    settled = end;
+  }
+  if (settled > 0) {
+    if (settled == block.size()) return true;
+    std::string_view rest = block.substr(settled);
+    settled_survey.clear();
+    survey_lines(rest, options.max_line_bytes, settled_survey, false);
+    if (!process_unmatched_block(rest, &settled_survey)) run_lines(rest, block_needs_matching, true);
+    return true;
+  }
   // A survey that reached the end of the block always summarised it.
   return survey->light.known && apply_light(*survey);
+}
+
+// Whether the light path, entering `lines` now, would take its first line
+// the full way and all the lines after it: the line may continue a cut one
+// before it, or an event open before it that the light path cannot follow
+// (one with fallback matches or of vLLM, or an SGLang one it continues).
+bool Analyzer::Impl::needs_full_path(std::string_view lines) const {
+  std::string_view line = lines.substr(0, lines.find('\n'));
+  detail::HeaderView header = detail::parse_header(line);
+  if (!cut.message.empty() && may_continue(header.dialect, header.message)) return true;
+  if (!open_event.open) return false;
+  if (!fallback.empty() || open_event.dialect == Dialect::VLLM) return true;
+  return header.dialect == Dialect::Unknown;
 }
 
 // process_unmatched_block's walk, from the survey's summary of it: the same
@@ -156,6 +191,7 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     }
   };
   std::string_view previous_message;
+  std::size_t previous_offset = 0;
   std::size_t last_offset = 0;      // of the last line walked
   std::size_t index = 0;
   for (std::size_t pos = 0; pos < whole.size(); ++index) {
@@ -182,19 +218,27 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     // line needs the full path so that they can still speak. A line that may
     // continue a cut one, joined with it, may match.
     bool continues = may_continue(header.dialect, header.message, marks);
-    if (index > 0 && continues && may_be_cut(previous_message, marks)) out.needs_matching = true;
-    if (is_error_level(header.level) ||
-        (!is_quiet_level(header.level) &&
-         (is_exception_line(header.message) || reports_error(header.message, marks))) ||
-        (marks.backslash && detail::has_escaped_quotes(header.message))) {
+    if (index > 0 && continues && may_be_cut(previous_message, marks)) {
       out.needs_matching = true;
+      out.needs_from = previous_offset;
+      out.needs_lines = 2;
+    } else if (is_error_level(header.level) ||
+               (!is_quiet_level(header.level) &&
+                (is_exception_line(header.message) || reports_error(header.message, marks))) ||
+               (marks.backslash && detail::has_escaped_quotes(header.message))) {
+      out.needs_matching = true;
+      out.needs_from = offset;
+      out.needs_lines = 1;
     }
-    if (out.needs_matching) return;  // the block is matched in full: the rest is not needed
+    // The block is matched in full from here (see Analyzer::Impl::split_block):
+    // the rest is not needed.
+    if (out.needs_matching) return;
     bool opens = opens_traceback(header.message, marks) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&
                   (header.level == "ERROR" || header.level == "CRITICAL"));
     if (keep_lines) out.lines.push_back(SurveyedLine{line, header, false});
     previous_message = header.message;
+    previous_offset = offset;
     if (index == 0) {
       out.first_continues = continues;
       light.first_unknown = header.dialect == Dialect::Unknown;
@@ -494,6 +538,11 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     if (condition_holds(rules.compiled[m.rule].when, &m.captures)) firing.push_back(&m);
 
   bool facts_changed = false;
+  auto note_fact_dialect = [this] {
+    if (event.dialect == Dialect::Unknown || event.dialect == run.server) return;
+    if (std::find(run.fact_dialects.begin(), run.fact_dialects.end(), event.dialect) == run.fact_dialects.end())
+      run.fact_dialects.push_back(event.dialect);
+  };
   for (const Match* m : firing) {
     const RuleSpec& rule = rules.rules[m->rule];
     for (const auto& [name, expression] : rules.compiled[m->rule].facts) {
@@ -501,6 +550,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
         bool size = name.size() > 3 && name.compare(name.size() - 3, 3, "_gb") == 0;
         std::string unit = size ? unit_of_fact(event.message, *value, m->captures) : std::string();
         record_fact(name, std::move(*value));
+        note_fact_dialect();
         if (size && run.facts.count(name) > 0) {
           if (unit.empty()) {
             run.fact_units.erase(name);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include <thread>
 
@@ -11,6 +12,7 @@ using logrx::Analyzer;
 using logrx::AnalyzerOptions;
 using logrx::Finding;
 using logrx::RemediationItem;
+using logrx::Report;
 using logrx::Severity;
 using logrx::test::load_builtin;
 using logrx::test::scan_text;
@@ -362,4 +364,19 @@ TEST_CASE("A finding is demoted to info when later evidence in its run explains 
   REQUIRE(explained.findings.size() == 1);
   CHECK(explained.findings[0].severity == Severity::Info);
   CHECK(explained.findings[0].category == logrx::Category::Info);
+}
+
+// Two servers writing one stream: the run is vLLM's (its lines came first),
+// and the SGLang lines' KV usage still reaches SGLang's facts rule.
+TEST_CASE("A facts rule applies to the server whose lines recorded the facts", "[analysis][facts]") {
+  std::string log =
+      "(APIServer pid=1) INFO 12-25 04:48:38 [api_server.py:1351] vLLM API server version 0.13.0\n"
+      "(APIServer pid=1) INFO:     Application startup complete.\n"
+      "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: 12, #token: 90000, token usage: 0.95, "
+      "cuda graph: True, gen throughput (token/s): 1234.5, #queue-req: 0\n";
+  Report report = scan_text(load_builtin(), log);
+  REQUIRE(!report.runs.empty());
+  CHECK(report.runs.front().server == "vllm");
+  CHECK(std::any_of(report.findings.begin(), report.findings.end(),
+                    [](const Finding& f) { return f.rule_id == "sglang.memory.kv-cache-nearly-full"; }));
 }

@@ -158,6 +158,58 @@ TEST_CASE("A shutdown amid serving traffic the prefilter clears still ends the r
   CHECK(prefiltered > 3000);
 }
 
+// An error line in every block: the lines around it still take the light
+// path (the block is split around the line the structure and lexical tiers
+// read, and the light path takes over once the event it opened is closed),
+// and the report is the line-by-line one. Chunks of 4093 bytes start blocks
+// inside a line.
+TEST_CASE("Blocks with an error line take the light path around it", "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  // Built ahead: used from the first serving block on.
+  REQUIRE(RulebookAccess::impl(book).has_prefilter());
+  std::mt19937 rng(11);
+  std::ostringstream out;
+  out << "[2026-07-01 15:19:59] The server is fired up and ready to roll!\n"
+      << "(APIServer pid=1) INFO:     Application startup complete.\n";
+  const char* errors[] = {
+      // A vLLM ERROR record: an event the same source continues.
+      "(APIServer pid=1) ERROR 12-25 05:00:00 [serving_chat.py:222] Error in preprocessing prompt inputs",
+      // An SGLang exception with its raw traceback.
+      "[2026-07-01 16:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"scheduler.py\", line 1, in event_loop\n"
+      "RuntimeError: something went wrong in the scheduler",
+      // An error word at INFO level.
+      "[2026-07-01 16:00:00 TP1] Decode out of memory happened. #retracted_reqs: 2, #new_token_ratio: 0.5 -> 0.7",
+      // A long line a terminal may have cut, and its headerless rest.
+      "[2026-07-01 16:00:00] Received a request the tokenizer could not handle, the request",
+  };
+  int lines = 0;
+  for (int i = 0; i < 8000; ++i) {
+    if (i % 40 == 17) {
+      const char* line = errors[rng() % 4];
+      out << line << "\n";
+      if (line == errors[3]) out << "was dropped after the first chunk failed\n";
+    } else if (i % 3 == 0) {
+      out << "(APIServer pid=1) INFO:     10.0.3.17:4" << i << " - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n";
+    } else {
+      out << "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: " << i % 50 << ", #token: " << i * 7
+          << ", token usage: 0.3" << i % 10 << ", cuda graph: True, gen throughput (token/s): 1234.5, "
+          << "#queue-req: 0, \n";
+    }
+    ++lines;
+  }
+  std::string log = out.str();
+  std::string expected = scan_line_by_line(book, log);
+  for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{4093}}) {
+    INFO("chunks of " << chunk << " bytes");
+    std::uint64_t prefiltered = 0;
+    CHECK(scan_in_chunks(book, log, chunk, &prefiltered) == expected);
+    // Every block has an error line: matched in full, none would be.
+    UNSCOPED_INFO("prefiltered " << prefiltered);
+    CHECK(prefiltered > static_cast<std::uint64_t>(lines) * 9 / 10);
+  }
+}
+
 TEST_CASE("Every corpus log gives the same report in chunks and line by line",
           "[analysis][prefilter]") {
   Rulebook book = test::load_builtin();
