@@ -240,6 +240,12 @@ std::optional<std::int64_t> file_mtime(const std::string& path) {
   return static_cast<std::int64_t>(info.st_mtime);
 }
 
+std::optional<std::uint64_t> file_size(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_size < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
 bool stdout_closed() {
   // SIGPIPE is ignored (main), so a closed pipe shows up as a failed stream.
   return !std::cout.good();

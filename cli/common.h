@@ -138,6 +138,9 @@ std::vector<std::string> rotated_siblings(const std::string& path);
 // Modification time of a file (Unix seconds), std::nullopt when unknown.
 std::optional<std::int64_t> file_mtime(const std::string& path);
 
+// Size of a regular file in bytes, std::nullopt for anything else.
+std::optional<std::uint64_t> file_size(const std::string& path);
+
 // True when standard input is a pipe, socket or terminal (not a file).
 bool stdin_is_stream();
 

@@ -227,7 +227,10 @@ int run_scan(const CLI::App& command, const ScanOptions& options) {
     analyzer_options.since = options.since;
     analyzer_options.server = options.server;
     analyzer_options.redact = !options.no_redact;
-    if (file != "-") analyzer_options.file_mtime = file_mtime(file);
+    if (file != "-") {
+      analyzer_options.file_mtime = file_mtime(file);
+      analyzer_options.input_bytes = file_size(file);
+    }
     if (options.year != 0) analyzer_options.year = options.year;
     Analyzer analyzer(*book, analyzer_options);
     if (text_on_stdout && file == "-" && stdin_is_stream()) {

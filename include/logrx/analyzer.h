@@ -35,6 +35,10 @@ struct AnalyzerOptions {
   std::string launch_command;       // the command the operator believes produced the log
   std::string since;                // launch time, ISO 8601 ("2026-11-29T09:30:00[Z|+01:00]")
   std::optional<std::int64_t> file_mtime;  // the log file's modification time (Unix seconds)
+  // The input's size when known (a regular file). A large one builds the
+  // block prefilter at once instead of after the first serving traffic
+  // (short logs do not pay for it): reports are the same either way.
+  std::optional<std::uint64_t> input_bytes;
   // The year of timestamps that print none (vLLM's "12-25 04:49:58", syslog's
   // "Dec 25 04:49:58"), for Finding::timestamp_iso. Unset, it is inferred: from
   // the stream's own dated lines (a shipper's envelope, another dialect), else

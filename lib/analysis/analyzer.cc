@@ -165,9 +165,14 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
   // the stream has shown enough serving traffic for it to pay off, or once
   // it is there (feed_all builds it ahead on another thread).
   constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
+  // Matching a line in full while the selector's automaton is still cold
+  // costs tens of microseconds: in a large input, the first 256 KB so
+  // matched cost more than building the prefilter.
+  constexpr std::uint64_t kLargeInputBytes = 4u << 20;
   // The prefilter reads the raw bytes: an envelope's escapes would hide
   // what it looks for.
   bool prefilter_due = serving_bytes > kPrefilterAfterBytes ||
+                       options.input_bytes.value_or(0) >= kLargeInputBytes ||
                        rules.prefilter_built.load(std::memory_order_acquire);
   bool prefiltered = plain && envelope.passthrough() && run.phase == kServingPhase && prefilter_due &&
                      !options.include_silent && !unmatched_callback && rules.has_prefilter();
