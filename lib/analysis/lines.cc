@@ -22,8 +22,7 @@ using namespace detail;
 // Returns false when the block must take the full path.
 bool Analyzer::Impl::process_unmatched_block(std::string_view block,
                                              const detail::BlockSurvey* survey) {
-  bool fits = survey != nullptr && survey->lines_known && survey->lines_range.data() == block.data() &&
-              survey->lines_range.size() == block.size();
+  bool fits = survey_fits(survey, block);
   if (ready || splitter.has_pending() || block.empty() || block.back() != '\n') {
     // The full path, matched unless the block is known to hold no line the
     // structure and lexical tiers read (the prefilter leaves them out).
@@ -230,8 +229,8 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
       out.needs_from = offset;
       out.needs_lines = 1;
     }
-    // The block is matched in full from here (see Analyzer::Impl::split_block):
-    // the rest is not needed.
+    // The full path takes over from this line (feed_block splits the block
+    // there, see Analyzer::Impl::split_block): the rest is not needed.
     if (out.needs_matching) return;
     bool opens = opens_traceback(header.message, marks) || !frame_file(header.message).empty() ||
                  (header.dialect == Dialect::VLLM &&

@@ -232,3 +232,31 @@ TEST_CASE("Every corpus log gives the same report in chunks and line by line",
   }
   CHECK(logs >= 10);
 }
+
+// A short log takes the full path until 256 KB of serving traffic have gone
+// by (building the prefilter costs more than matching it); told that the
+// input is large, the analyzer prefilters from the first serving block, and
+// the report is the same.
+TEST_CASE("An input known to be large is prefiltered from its first serving block",
+          "[analysis][prefilter]") {
+  std::string log = serving_log(8);
+  std::string expected = scan_line_by_line(test::load_builtin(), log);
+  // A rulebook of its own for each scan: once built, a prefilter is used
+  // from the start by every stream.
+  auto scan = [&](std::optional<std::uint64_t> input_bytes, std::uint64_t& prefiltered) {
+    Rulebook book = test::load_builtin();
+    REQUIRE(!RulebookAccess::impl(book).prefilter_built.load());
+    AnalyzerOptions options;
+    options.stream_name = "s";
+    options.input_bytes = input_bytes;
+    Analyzer analyzer(book, options);
+    analyzer.feed(log);
+    prefiltered = analyzer.prefiltered_lines();
+    return json_of(analyzer.finish());
+  };
+  std::uint64_t small = 0;
+  std::uint64_t large = 0;
+  CHECK(scan(std::nullopt, small) == expected);
+  CHECK(scan(std::uint64_t{8} << 20, large) == expected);
+  CHECK(large > small + 1000);
+}
