@@ -161,9 +161,11 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
   bool may_match = true;
   bool checked = true;  // a survey's line-by-line check of its potentials holds
   bool plain = survey != nullptr ? survey->plain : is_plain_text(block);
-  // The prefilter is built on first use (tens of milliseconds): only once
-  // the stream has shown enough serving traffic for it to pay off, or once
-  // it is there (feed_all builds it ahead on another thread).
+  // The prefilter is built on first use. From the build's table it costs a
+  // millisecond or two; a rulebook the table does not know builds it in
+  // tens of milliseconds: only once the stream has shown enough serving
+  // traffic for it to pay off, or once it is there (feed_all builds it ahead
+  // on another thread).
   constexpr std::uint64_t kPrefilterAfterBytes = 256 * 1024;
   // Matching a line in full while the selector's automaton is still cold
   // costs tens of microseconds: in a large input, the first 256 KB so
@@ -171,7 +173,7 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
   constexpr std::uint64_t kLargeInputBytes = 4u << 20;
   // The prefilter reads the raw bytes: an envelope's escapes would hide
   // what it looks for.
-  bool prefilter_due = serving_bytes > kPrefilterAfterBytes ||
+  bool prefilter_due = rules.prefilter_cheap() || serving_bytes > kPrefilterAfterBytes ||
                        options.input_bytes.value_or(0) >= kLargeInputBytes ||
                        rules.prefilter_built.load(std::memory_order_acquire);
   bool prefiltered = plain && envelope.passthrough() && run.phase == kServingPhase && prefilter_due &&

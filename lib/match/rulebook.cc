@@ -8,7 +8,10 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
+#include "match/prefilter_options.h"
+#include "match/prefilter_table.h"
 #include "match/rulebook_impl.h"
 #include "match/template.h"
 #include "rules/rule_loader.h"
@@ -16,27 +19,48 @@
 namespace logrx {
 namespace {
 
-// Per-pattern budget; the default (8 MiB) also bounds the DFA cache. A
-// pattern that needs more is rejected at load time, not at match time.
-constexpr int64_t kRuleMaxMem = 8 << 20;
+using detail::kRuleMaxMem;
 constexpr int64_t kSetMaxMem = 64 << 20;
 
-re2::RE2::Options regex_options(int64_t max_mem) {
-  re2::RE2::Options options;
-  options.set_log_errors(false);
-  options.set_max_mem(max_mem);
-  options.set_encoding(re2::RE2::Options::EncodingUTF8);
-  return options;
+re2::RE2::Options regex_options(int64_t max_mem) { return detail::rule_regex_options(max_mem); }
+
+// The precomputed formulas by pattern text.
+const detail::PrecomputedPrefilter* precomputed_prefilter(std::string_view pattern) {
+  static const auto* const table = [] {
+    auto* map = new std::unordered_map<std::string_view, const detail::PrecomputedPrefilter*>();
+    map->reserve(detail::kPrecomputedPrefilterCount);
+    for (std::size_t i = 0; i < detail::kPrecomputedPrefilterCount; ++i) {
+      const detail::PrecomputedPrefilter& entry = detail::kPrecomputedPrefilters[i];
+      map->emplace(std::string_view(entry.pattern, entry.pattern_size), &entry);
+    }
+    return map;
+  }();
+  auto it = table->find(pattern);
+  return it == table->end() ? nullptr : it->second;
 }
 
 // One attempt at the prefilter, with the rules in `split` added one
 // alternative at a time. Returns the rules RE2 could not filter (none: built).
 std::vector<std::size_t> try_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& rules,
                                        const std::vector<char>& split, bool& failed) {
-  impl.prefilter = std::make_unique<re2::FilteredRE2>(
-      static_cast<int>(detail::LiteralScanner::kMinLength));
   impl.prefilter_rules.clear();
+  impl.atoms.clear();
+  impl.always_potential.clear();
+  impl.term_sizes.clear();
+  impl.term_ids.clear();
+  impl.fallback_prefilter.reset();
+  impl.fallback_ids.clear();
+  impl.fallback_atoms.clear();
+  impl.tabled_patterns = 0;
   failed = false;
+  std::unordered_map<std::string, int> atom_index;
+  auto atom_id = [&impl, &atom_index](std::string text) {
+    auto [it, added] = atom_index.emplace(text, static_cast<int>(impl.atoms.size()));
+    if (added) impl.atoms.push_back(std::move(text));
+    return it->second;
+  };
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> atom_term_pairs;  // (atom, term)
+  std::vector<std::pair<int, std::string>> untabled;  // (prefilter id, pattern)
   for (std::size_t i = 0; i < rules.size(); ++i) {
     // Structure and lexical rules speak only on error lines, which the
     // analyzer sends down the full path itself (see process_unmatched_block).
@@ -50,23 +74,76 @@ std::vector<std::size_t> try_prefilter(const Rulebook::Impl& impl, const std::ve
     std::vector<std::string> parts;
     if (split[i]) parts = split_alternatives(rules[i].pattern);
     if (parts.empty()) parts.push_back(rules[i].pattern);
-    for (const std::string& part : parts) {
-      int id = 0;
-      if (impl.prefilter->Add(part, regex_options(kRuleMaxMem), &id) != re2::RE2::NoError) {
+    for (std::string& part : parts) {
+      int id = static_cast<int>(impl.prefilter_rules.size());
+      impl.prefilter_rules.push_back(static_cast<int>(i));
+      const detail::PrecomputedPrefilter* table = precomputed_prefilter(part);
+      if (table == nullptr) {
+        untabled.emplace_back(id, std::move(part));
+        continue;
+      }
+      ++impl.tabled_patterns;
+      if (table->unfiltered) {
+        impl.always_potential.push_back(id);
+        continue;
+      }
+      std::vector<int> local;
+      for (std::size_t a = 0; a < table->atom_count; ++a) {
+        const detail::PrecomputedAtom& atom = detail::kPrecomputedAtoms[table->first_atom + a];
+        local.push_back(atom_id(std::string(atom.text, atom.size)));
+      }
+      const std::uint8_t* term = detail::kPrecomputedTerms + table->first_term_byte;
+      for (std::size_t t = 0; t < table->term_count; ++t) {
+        auto term_id = static_cast<std::uint32_t>(impl.term_sizes.size());
+        std::uint8_t size = *term++;
+        impl.term_sizes.push_back(size);
+        impl.term_ids.push_back(id);
+        for (std::uint8_t k = 0; k < size; ++k)
+          atom_term_pairs.emplace_back(static_cast<std::uint32_t>(local[*term++]), term_id);
+      }
+    }
+  }
+  std::vector<std::size_t> out;
+  for (int id : impl.always_potential)
+    out.push_back(static_cast<std::size_t>(impl.prefilter_rules[static_cast<std::size_t>(id)]));
+  if (!untabled.empty()) {
+    impl.fallback_prefilter = std::make_unique<re2::FilteredRE2>(
+        static_cast<int>(detail::LiteralScanner::kMinLength));
+    for (const auto& [id, pattern] : untabled) {
+      int regexp = 0;
+      if (impl.fallback_prefilter->Add(pattern, detail::prefilter_regex_options(), &regexp) !=
+          re2::RE2::NoError) {
         failed = true;
         return {};
       }
-      impl.prefilter_rules.push_back(static_cast<int>(i));
+      impl.fallback_ids.push_back(id);
+    }
+    std::vector<std::string> atoms;
+    impl.fallback_prefilter->Compile(&atoms);
+    std::vector<int> own(atoms.size());
+    for (std::size_t a = 0; a < atoms.size(); ++a) own[a] = atom_id(atoms[a]);
+    impl.fallback_atoms.assign(impl.atoms.size(), -1);
+    for (std::size_t a = 0; a < atoms.size(); ++a)
+      impl.fallback_atoms[static_cast<std::size_t>(own[a])] = static_cast<int>(a);
+    std::vector<int> none;
+    std::vector<int> unfiltered;
+    impl.fallback_prefilter->AllPotentials(none, &unfiltered);
+    for (int regexp : unfiltered) {
+      int id = impl.fallback_ids[static_cast<std::size_t>(regexp)];
+      out.push_back(static_cast<std::size_t>(impl.prefilter_rules[static_cast<std::size_t>(id)]));
     }
   }
-  std::vector<std::string> atoms;
-  impl.prefilter->Compile(&atoms);
-  std::vector<int> none;
-  std::vector<int> unfiltered;
-  impl.prefilter->AllPotentials(none, &unfiltered);
-  std::vector<std::size_t> out;
-  for (int id : unfiltered) out.push_back(static_cast<std::size_t>(impl.prefilter_rules[static_cast<std::size_t>(id)]));
-  impl.atoms = std::move(atoms);
+  // Terms by atom, for counting each term's atoms as they are found.
+  std::sort(atom_term_pairs.begin(), atom_term_pairs.end());
+  impl.atom_terms_first.assign(impl.atoms.size() + 1, 0);
+  impl.atom_terms.clear();
+  impl.atom_terms.reserve(atom_term_pairs.size());
+  for (const auto& [atom, term] : atom_term_pairs) {
+    ++impl.atom_terms_first[atom + 1];
+    impl.atom_terms.push_back(term);
+  }
+  for (std::size_t a = 1; a < impl.atom_terms_first.size(); ++a)
+    impl.atom_terms_first[a] += impl.atom_terms_first[a - 1];
   return out;
 }
 
@@ -374,7 +451,76 @@ std::string line_anywhere_pattern(std::string_view source) {
   return insensitive ? "(?i:" + pattern + ")" : pattern;
 }
 
+bool Rulebook::Impl::prefilter_cheap() const {
+  std::call_once(cheap_once, [this] {
+    // A rulebook of many patterns the table does not know (a user's own)
+    // would build a large FilteredRE2.
+    constexpr std::size_t kMostUntabled = 64;
+    std::size_t untabled = 0;
+    for (int rule : selector_rules)
+      if (precomputed_prefilter(rules[static_cast<std::size_t>(rule)].pattern) == nullptr) ++untabled;
+    cheap = untabled <= kMostUntabled;
+  });
+  return cheap;
+}
+
+bool Rulebook::Impl::prefiltered_candidates(std::string_view message, std::vector<int>& out) const {
+  std::call_once(line_prefilter_once, [this] {
+    // Otherwise the whole rulebook's selector is cheaper to build.
+    if (!prefilter_cheap() || !has_prefilter()) return;
+    std::vector<char> filtered(rules.size(), 0);
+    for (int rule : prefilter_rules) filtered[static_cast<std::size_t>(rule)] = 1;
+    auto set = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+    for (int rule : selector_rules) {
+      if (filtered[static_cast<std::size_t>(rule)]) continue;
+      if (set->Add(rules[static_cast<std::size_t>(rule)].pattern, nullptr) < 0) return;
+      unfiltered_selector_rules.push_back(rule);
+    }
+    if (!unfiltered_selector_rules.empty() && !set->Compile()) return;
+    unfiltered_selector = std::move(set);
+    // Anchored on the static guess of which grams are rare: lines taking
+    // this path are too few to sample.
+    line_scanner = std::make_unique<const detail::LiteralScanner>(atoms);
+    line_prefilter_ok = line_scanner->ok();
+  });
+  if (!line_prefilter_ok) return false;
+  out.clear();
+  thread_local std::vector<int> found;
+  thread_local std::vector<std::uint8_t> marks;
+  thread_local std::vector<int> potentials;
+  line_scanner->find_all(message, found, marks);
+  potentials_of(found, potentials);
+  re2::StringPiece text(message.data(), message.size());
+  for (int id : potentials) {
+    int rule = prefilter_rules[static_cast<std::size_t>(id)];
+    const CompiledRule& compiled_rule = compiled[static_cast<std::size_t>(rule)];
+    if (!compiled_rule.regex || !compiled_rule.regex->get().ok()) return false;
+    if (compiled_rule.regex->get().Match(text, 0, text.size(), re2::RE2::UNANCHORED, nullptr, 0))
+      out.push_back(rule);
+  }
+  if (!unfiltered_selector_rules.empty()) {
+    re2::RE2::Set::ErrorInfo info{};
+    thread_local std::vector<int> matched;
+    if (unfiltered_selector->Match(text, nullptr, &info)) {
+      if (!unfiltered_selector->Match(text, &matched, &info)) return false;
+      for (int index : matched) out.push_back(unfiltered_selector_rules[static_cast<std::size_t>(index)]);
+    } else if (info.kind != re2::RE2::Set::kNoError) {
+      return false;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return true;
+}
+
 bool Rulebook::Impl::candidates(std::string_view message, std::vector<int>& out) const {
+  out.clear();
+  if (selector_rules.empty()) return true;
+  if (prefiltered_candidates(message, out)) return true;
+  return selector_candidates(message, out);
+}
+
+bool Rulebook::Impl::selector_candidates(std::string_view message, std::vector<int>& out) const {
   out.clear();
   if (selector_rules.empty()) return true;
   if (!compile_selector()) return false;
@@ -631,9 +777,42 @@ const std::vector<int>& Rulebook::Impl::block_potentials(std::string_view block,
   }
   for (int& found : scratch.atoms) found = scratch.scanned[static_cast<std::size_t>(found)];
   scratch.atoms.insert(scratch.atoms.end(), scratch.assumed.begin(), scratch.assumed.end());
-  prefilter->AllPotentials(scratch.atoms, &scratch.potentials);
+  potentials_of(scratch.atoms, scratch.potentials);
   if (tune) tune_stream_scanner(block, scratch);
   return scratch.potentials;
+}
+
+void Rulebook::Impl::potentials_of(const std::vector<int>& present, std::vector<int>& out) const {
+  out.assign(always_potential.begin(), always_potential.end());
+  // Hits per term, cleared after each call (one set per thread: the
+  // rulebook is shared, the counts are not).
+  thread_local std::vector<std::uint32_t> hits;
+  thread_local std::vector<std::uint32_t> touched;
+  if (hits.size() < term_sizes.size()) hits.resize(term_sizes.size(), 0);
+  for (int atom : present) {
+    auto a = static_cast<std::size_t>(atom);
+    if (a + 1 >= atom_terms_first.size()) continue;
+    for (std::uint32_t k = atom_terms_first[a]; k < atom_terms_first[a + 1]; ++k) {
+      std::uint32_t term = atom_terms[k];
+      if (hits[term]++ == 0) touched.push_back(term);
+      if (hits[term] == term_sizes[term]) out.push_back(term_ids[term]);
+    }
+  }
+  for (std::uint32_t term : touched) hits[term] = 0;
+  touched.clear();
+  if (fallback_prefilter) {
+    thread_local std::vector<int> own;
+    thread_local std::vector<int> found;
+    own.clear();
+    for (int atom : present) {
+      auto a = static_cast<std::size_t>(atom);
+      if (a < fallback_atoms.size() && fallback_atoms[a] >= 0) own.push_back(fallback_atoms[a]);
+    }
+    fallback_prefilter->AllPotentials(own, &found);
+    for (int regexp : found) out.push_back(fallback_ids[static_cast<std::size_t>(regexp)]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 bool Rulebook::Impl::any_live(const std::vector<int>& potentials,
@@ -665,7 +844,7 @@ void Rulebook::Impl::tune_stream_scanner(std::string_view block, PrefilterScratc
     (void)attempts;
     trial = scratch.assumed;
     trial.push_back(atom);
-    prefilter->AllPotentials(trial, &potentials);
+    potentials_of(trial, potentials);
     if (!potentials.empty()) continue;
     scratch.assumed.insert(std::upper_bound(scratch.assumed.begin(), scratch.assumed.end(), atom),
                            atom);

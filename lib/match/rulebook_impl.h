@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -101,9 +102,24 @@ struct Rulebook::Impl {
   // atoms of a whole block of lines in one pass. When no rule's formula holds
   // for the block, no line inside it can match any of those rules.
   // Built on first use (a short log never needs it), once, thread-safely.
+  // Each prefilter id's formula comes from the table the build precomputed
+  // for the built-in patterns (match/prefilter_table.h), as conjunctions of
+  // atoms; a pattern the table does not know (a user's rule) goes to a
+  // FilteredRE2 of its own kind, built only for those.
   mutable std::once_flag prefilter_once;
-  mutable std::unique_ptr<re2::FilteredRE2> prefilter;
   mutable std::vector<std::string> atoms;  // lowercase, LiteralScanner::kMinLength bytes or more
+  mutable std::vector<int> always_potential;      // prefilter ids with no formula
+  mutable std::vector<std::uint32_t> term_sizes;  // per term: atoms it needs
+  mutable std::vector<int> term_ids;              // per term: its prefilter id
+  mutable std::vector<std::uint32_t> atom_terms_first;  // atom -> atom_terms[first[a], first[a + 1])
+  mutable std::vector<std::uint32_t> atom_terms;
+  mutable std::unique_ptr<re2::FilteredRE2> fallback_prefilter;
+  mutable std::vector<int> fallback_ids;    // FilteredRE2 regexp id -> prefilter id
+  mutable std::vector<int> fallback_atoms;  // atom -> FilteredRE2 atom id, or -1
+  mutable std::size_t tabled_patterns = 0;  // prefilter ids the table gave
+  // Sets out to the prefilter ids whose formula holds when `present` (atom
+  // indices, each once) are the atoms found, sorted.
+  void potentials_of(const std::vector<int>& present, std::vector<int>& out) const;
   mutable bool prefilter_ok = false;
   // Rules the prefilter cannot rule out (potentials of every block), by index.
   mutable std::vector<std::size_t> unfiltered_rules;
@@ -123,6 +139,25 @@ struct Rulebook::Impl {
   // Indices of line rules whose pattern matches `message`, sorted (= by rule
   // id). Returns false when RE2 could not decide (out of memory): never "no match".
   bool candidates(std::string_view message, std::vector<int>& out) const;
+  // candidates() through the prefilter, when the build's table gave it (and
+  // so costs next to nothing to set up): the line's atoms leave a few rules,
+  // whose own regexes decide, and a selector of the rules the prefilter
+  // leaves out decides for those. The selector of the whole rulebook (tens
+  // of milliseconds to compile, more to warm up) is then never built.
+  // False when this path is not available or could not decide.
+  bool prefiltered_candidates(std::string_view message, std::vector<int>& out) const;
+  // candidates() through the selector of the whole rulebook.
+  bool selector_candidates(std::string_view message, std::vector<int>& out) const;
+  // The build's table knows (nearly) every pattern: has_prefilter() costs a
+  // millisecond or two, not the tens a FilteredRE2 of the whole rulebook does.
+  bool prefilter_cheap() const;
+  mutable std::once_flag cheap_once;
+  mutable bool cheap = false;
+  mutable std::once_flag line_prefilter_once;
+  mutable bool line_prefilter_ok = false;
+  mutable std::unique_ptr<const detail::LiteralScanner> line_scanner;
+  mutable std::unique_ptr<re2::RE2::Set> unfiltered_selector;
+  mutable std::vector<int> unfiltered_selector_rules;  // its index -> rule index
 
   bool applies_to(std::size_t index, Dialect dialect) const;
 

@@ -3,7 +3,11 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "logrx/analyzer.h"
 #include "logrx/rulebook.h"
@@ -146,6 +150,101 @@ TEST_CASE("The built-in rulebook's block prefilter covers every rule it should",
   REQUIRE(impl.has_prefilter());
   for (std::size_t index : impl.unfiltered_rules) FAIL_CHECK(impl.rules[index].id << " is not prefilterable");
   for (std::size_t index : impl.split_rules) FAIL_CHECK(impl.rules[index].id << " is filtered by its alternatives");
+}
+
+// The build precomputes the built-in patterns' prefilter (tools/prefilter_table.cc):
+// a table that fell behind the rules would silently bring back FilteredRE2's
+// start-up cost.
+TEST_CASE("The built-in rules' block prefilter comes from the build's table", "[match][rulebook]") {
+  Rulebook book = logrx::test::load_builtin();
+  const logrx::Rulebook::Impl& impl = logrx::RulebookAccess::impl(book);
+  REQUIRE(impl.prefilter_cheap());
+  REQUIRE(impl.has_prefilter());
+  CHECK(impl.tabled_patterns + 8 >= impl.prefilter_rules.size());
+  CHECK(impl.fallback_ids.size() == impl.prefilter_rules.size() - impl.tabled_patterns);
+  Rulebook untabled = logrx::test::load_builtin_untabled();
+  const logrx::Rulebook::Impl& other = logrx::RulebookAccess::impl(untabled);
+  CHECK_FALSE(other.prefilter_cheap());
+  REQUIRE(other.has_prefilter());
+  CHECK(other.tabled_patterns == 0);
+  CHECK(other.prefilter_rules.size() == impl.prefilter_rules.size());
+}
+
+namespace {
+
+// Every line of every log under corpus/ and every line of every rule example.
+std::vector<std::string> corpus_and_example_lines(const Rulebook& book) {
+  std::vector<std::string> lines;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".log") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  for (const logrx::RuleSpec& rule : book.rules()) {
+    for (const auto* examples : {&rule.must_match, &rule.must_not_match}) {
+      for (const logrx::RuleExample& example : *examples) {
+        lines.insert(lines.end(), example.log.begin(), example.log.end());
+        if (!example.line.empty()) lines.push_back(example.line);
+      }
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  return lines;
+}
+
+void check_line_paths_agree(const Rulebook& book, const std::vector<std::string>& lines) {
+  const logrx::Rulebook::Impl& impl = logrx::RulebookAccess::impl(book);
+  std::vector<int> through_prefilter;
+  std::vector<int> through_selector;
+  std::size_t matched = 0;
+  for (const std::string& line : lines) {
+    REQUIRE(impl.prefiltered_candidates(line, through_prefilter));
+    REQUIRE(impl.selector_candidates(line, through_selector));
+    INFO(line);
+    CHECK(through_prefilter == through_selector);
+    if (!through_selector.empty()) ++matched;
+  }
+  CHECK(matched > lines.size() / 10);
+}
+
+}  // namespace
+
+// candidates() asks the line's atoms which rules to try, and a selector of
+// the rest; it must find exactly what the selector of all rules finds.
+TEST_CASE("A line matched through the prefilter finds exactly what the whole rulebook's selector finds",
+          "[match][rulebook]") {
+  Rulebook book = logrx::test::load_builtin();
+  std::vector<std::string> lines = corpus_and_example_lines(book);
+  REQUIRE(lines.size() > 10000);
+  check_line_paths_agree(book, lines);
+  // A user's rule the table does not know goes to FilteredRE2 beside it.
+  std::vector<logrx::RuleSpec> rules = book.rules();
+  logrx::RuleSpec extra;
+  extra.id = "zz.user.custom-rule";
+  extra.title = "custom";
+  extra.category = logrx::Category::Other;
+  extra.severity = logrx::Severity::Error;
+  extra.servers = {"any"};
+  extra.pattern = "(?:custom failure (?P<code>\\d+)|another custom wording)";
+  extra.explanation = "a user's rule";
+  rules.push_back(extra);
+  Diagnostics errors;
+  auto mixed = Rulebook::compile(std::move(rules), book.server_flags(), errors);
+  REQUIRE(mixed.has_value());
+  const logrx::Rulebook::Impl& impl = logrx::RulebookAccess::impl(*mixed);
+  REQUIRE(impl.prefilter_cheap());
+  REQUIRE(impl.has_prefilter());
+  CHECK(impl.fallback_ids.size() >= 1);
+  lines.push_back("[2026-07-01 16:00:00 TP0] worker: custom failure 42 while serving");
+  lines.push_back("ANOTHER CUSTOM WORDING of it");
+  check_line_paths_agree(*mixed, lines);
+  std::vector<int> found;
+  REQUIRE(impl.candidates("custom failure 42", found));
+  CHECK(std::any_of(found.begin(), found.end(), [&impl](int rule) {
+    return impl.rules[static_cast<std::size_t>(rule)].id == "zz.user.custom-rule";
+  }));
 }
 
 TEST_CASE("Lint warns of a rule the block prefilter cannot rule out, which still matches",
