@@ -224,7 +224,10 @@ void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_b
     } else if (is_error_level(header.level) ||
                (!is_quiet_level(header.level) &&
                 (is_exception_line(header.message) || reports_error(header.message, marks))) ||
-               (marks.backslash && detail::has_escaped_quotes(header.message))) {
+               (marks.backslash && detail::has_escaped_quotes(header.message)) ||
+               // Its header and message are only known once the colour
+               // codes written out as text are removed (sanitize_line).
+               (marks.notation && detail::find_marks(line).notation)) {
       out.needs_matching = true;
       out.needs_from = offset;
       out.needs_lines = 1;

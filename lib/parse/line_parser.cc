@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "logrx/line.h"
+#include "util/text_marks.h"
 #include "parse/envelope.h"
 #include "parse/line_parser_internal.h"
 #include "util/text.h"
@@ -490,7 +491,12 @@ namespace detail {
 
 void parse_plain_line(std::string_view raw, std::uint64_t line_number, LineEvent& event) {
   reset(event, line_number);
-  event.text.assign(raw);
+  // Plain bytes may still hold terminal controls written out as text.
+  if (find_marks(raw).notation) {
+    sanitize_line(raw, event.text);
+  } else {
+    event.text.assign(raw);
+  }
   parse_header(event);
 }
 

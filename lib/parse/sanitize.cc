@@ -8,6 +8,7 @@
 #endif
 
 #include "logrx/line.h"
+#include "util/text_marks.h"
 
 namespace logrx {
 namespace {
@@ -119,20 +120,70 @@ std::size_t lost_colour_code_end(std::string_view text, std::size_t i) {
   return j < text.size() && text[j] == 'm' ? j + 1 : 0;
 }
 
+// Index just past a CSI's parameters, intermediates and final byte, the
+// parameters starting at `j`.
+std::size_t csi_end(std::string_view text, std::size_t j) {
+  std::size_t n = text.size();
+  while (j < n && static_cast<unsigned char>(text[j]) >= 0x30 && static_cast<unsigned char>(text[j]) <= 0x3F)
+    ++j;
+  while (j < n && static_cast<unsigned char>(text[j]) >= 0x20 && static_cast<unsigned char>(text[j]) <= 0x2F)
+    ++j;
+  if (j < n && static_cast<unsigned char>(text[j]) >= 0x40 && static_cast<unsigned char>(text[j]) <= 0x7E)
+    ++j;
+  return j;
+}
+
+// A terminal control written out as text at `i`: "^[[1;36m" (cat -v,
+// less), "#033[0m" (rsyslog's escape of ESC), a trailing "^M" or "#015"
+// (a CR), and with `lost_codes` a colour code whose ESC was dropped
+// ("[1;36m"). Returns the index after it, or `i` when none is there.
+std::size_t written_control_end(std::string_view text, std::size_t i, bool lost_codes) {
+  std::size_t n = text.size();
+  char c = text[i];
+  if (c == '^' && i + 1 < n) {
+    if (text[i + 1] == 'M' && i + 2 == n) return n;
+    if (text[i + 1] == '[' && i + 2 < n && text[i + 2] == '[') return csi_end(text, i + 3);
+    return i;
+  }
+  if (c == '#' && text.compare(i, 4, "#033") == 0) {
+    if (i + 4 < n && text[i + 4] == '[') return csi_end(text, i + 5);
+    return i;
+  }
+  if (c == '#' && i + 4 == n && text.compare(i, 4, "#015") == 0) return n;
+  if (c == '[' && lost_codes) {
+    std::size_t end = lost_colour_code_end(text, i);
+    if (end > 0) return end;
+  }
+  return i;
+}
+
 }  // namespace
 
 bool is_plain_text(std::string_view bytes) noexcept { return !needs_cleaning(bytes); }
 
 void sanitize_line(std::string_view raw, std::string& out) {
   out.clear();
-  if (!needs_cleaning(raw)) {
+  // Terminal controls written out as text are ASCII: only the marks pass
+  // finds them (and tells the light path to leave such lines alone).
+  const bool notation = detail::find_marks(raw).notation;
+  if (!notation && !needs_cleaning(raw)) {
     out.append(raw);
     return;
   }
   out.reserve(raw.size());
+  // A colour code that lost its ESC is only taken as one on a line that
+  // also resets the colour ("[0m", "[0;0m"): "[5m" alone may be text.
+  const bool lost_codes = notation && (raw.find("[0m") != std::string_view::npos ||
+                                       raw.find("[0;") != std::string_view::npos);
   std::size_t i = 0;
   while (i < raw.size()) {
     unsigned char u = static_cast<unsigned char>(raw[i]);
+    if (notation) {
+      if (std::size_t end = written_control_end(raw, i, lost_codes); end > i) {
+        i = end;
+        continue;
+      }
+    }
     if (u == 0x1b) {
       i = skip_escape(raw, i);
     } else if (u == '\r') {

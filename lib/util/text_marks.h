@@ -13,11 +13,16 @@ struct TextMarks {
   bool backslash = false;  // '\\' (escaped quotes)
   bool rror = false;       // "rror" in any case ("error", "ERROR", "Error")
   bool traceback = false;  // "Trac" as written ("Traceback (most recent call last):")
+  // A terminal control written out as text, which sanitize_line removes: a
+  // colour code whose ESC a paste dropped ("[0m", "[0;"), caret notation
+  // ("^[", "^M" from cat -v or less) and rsyslog's octal escapes ("#033",
+  // "#015").
+  bool notation = false;
 };
 
 TextMarks find_marks(std::string_view text);
 
 // For a text not scanned for marks: it may hold any of them.
-inline constexpr TextMarks kAnyMarks{true, true, true};
+inline constexpr TextMarks kAnyMarks{true, true, true, true};
 
 }  // namespace logrx::detail

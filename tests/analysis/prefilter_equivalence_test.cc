@@ -233,6 +233,46 @@ TEST_CASE("Every corpus log gives the same report in chunks and line by line",
   CHECK(logs >= 10);
 }
 
+// Colour codes written out as text ("[1;36m" whose ESC a paste lost, cat -v's
+// "^[[", rsyslog's "#033[") are plain ASCII to the block checks; only
+// sanitize_line removes them, so lines holding them take the full path.
+TEST_CASE("Lines with colour codes written out as text take the full path", "[analysis][prefilter]") {
+  Rulebook book = test::load_builtin();
+  REQUIRE(RulebookAccess::impl(book).has_prefilter());
+  std::ostringstream out;
+  out << "[2026-07-01 15:19:59] The server is fired up and ready to roll!\n";
+  const char* coloured[] = {
+      "[1;36m(EngineCore_DP0 pid=9)[0;0m ERROR 07-01 16:00:00 [core.py:1] torch.OutOfMemoryError: "
+      "CUDA out of memory. Tried to allocate 2.00 GiB.",
+      "^[[1;36m(EngineCore_DP0 pid=9)^[[0;0m INFO 07-01 16:00:00 [loggers.py:1] Engine 000: "
+      "Avg prompt throughput: 10.0 tokens/s, GPU KV cache usage: 99.9%, Prefix cache hit rate: 0.0%^M",
+      "#033[32mINFO#033[0m:     10.0.3.17:40000 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+  };
+  int lines = 0;
+  for (int i = 0; i < 6000; ++i) {
+    if (i % 50 == 7) {
+      out << coloured[(i / 50) % 3] << "\n";
+    } else {
+      out << "[2026-07-01 16:00:00 TP0] Decode batch, #running-req: " << i % 50 << ", #token: " << i * 7
+          << ", token usage: 0.3" << i % 10 << ", cuda graph: True, gen throughput (token/s): 1234.5, "
+          << "#queue-req: 0, \n";
+    }
+    ++lines;
+  }
+  std::string log = out.str();
+  std::string expected = scan_line_by_line(book, log);
+  // The lost-ESC line is read as vLLM's, its codes gone.
+  CHECK(expected.find("\"server\": \"vllm\"") != std::string::npos);
+  CHECK(expected.find("[1;36m") == std::string::npos);
+  for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{4093}}) {
+    INFO("chunks of " << chunk << " bytes");
+    std::uint64_t prefiltered = 0;
+    CHECK(scan_in_chunks(book, log, chunk, &prefiltered) == expected);
+    UNSCOPED_INFO("prefiltered " << prefiltered);
+    CHECK(prefiltered > static_cast<std::uint64_t>(lines) * 8 / 10);
+  }
+}
+
 // With a rulebook the build's table does not know (a user's own), a short
 // log takes the full path until 256 KB of serving traffic have gone by
 // (building its prefilter costs more than matching it); told that the input

@@ -134,6 +134,32 @@ TEST_CASE("Colour codes whose ESC a paste lost are removed too", "[parse][saniti
   CHECK(e.text == "red\xEF\xBF\xBD not a code");
 }
 
+TEST_CASE("Colour codes and CRs written out as text are removed", "[parse][sanitize]") {
+  LineEvent e;
+  // A paste that dropped the ESC bytes.
+  parse_line("[1;36m(EngineCore_DP0 pid=79)[0;0m ERROR 06-13 11:42:20 [core.py:1] boom", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.process == "EngineCore_DP0");
+  CHECK(e.level == "ERROR");
+  CHECK(e.message == "boom");
+  // cat -v / less caret notation, with the CR at the end.
+  parse_line("^[[36m(APIServer pid=1)^[[0m ^[[32mINFO^[[0m 12-25 04:48:38 [api_server.py:1351] up^M", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.level == "INFO");
+  CHECK(e.message == "up");
+  // rsyslog's octal escapes.
+  std::string out;
+  logrx::sanitize_line("host vllm[7]: #033[1;36m(APIServer pid=1)#033[0;0m text#015", out);
+  CHECK(out == "host vllm[7]: (APIServer pid=1) text");
+  // What only looks like them stays.
+  logrx::sanitize_line("waited [5m] for the node", out);
+  CHECK(out == "waited [5m] for the node");
+  logrx::sanitize_line("x ^M y and #0331 and ^[x", out);
+  CHECK(out == "x ^M y and #0331 and ^[x");
+  logrx::sanitize_line("#running-req: 3, #token: 10", out);
+  CHECK(out == "#running-req: 3, #token: 10");
+}
+
 TEST_CASE("Invalid UTF-8 and NUL bytes become U+FFFD, valid UTF-8 is kept", "[parse][sanitize]") {
   std::string out;
   logrx::sanitize_line(std::string("a\xff" "b\0c", 5), out);

@@ -17,13 +17,16 @@ TextMarks naive(const std::string& text) {
   for (char& c : folded) c = static_cast<char>(c | 0x20);
   marks.rror = folded.find("rror") != std::string::npos;
   marks.traceback = text.find("Trac") != std::string::npos;
+  for (const char* notation : {"[0m", "[0;", "^[", "^M", "#033", "#015"})
+    marks.notation = marks.notation || text.find(notation) != std::string::npos;
   return marks;
 }
 
 }  // namespace
 
 TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
-  for (const std::string mark : {"\\", "error", "ERROR", "eRrOr", "Traceback"}) {
+  for (const std::string mark : {"\\", "error", "ERROR", "eRrOr", "Traceback", "[0m", "[0;0m", "^[[", "^M",
+                                 "#033[", "#015"}) {
     for (std::size_t length = 0; length < 70; ++length) {
       for (std::size_t at = 0; at + mark.size() <= length; ++at) {
         std::string text(length, 'x');
@@ -34,6 +37,7 @@ TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
         CHECK(got.backslash == want.backslash);
         CHECK(got.rror == want.rror);
         CHECK(got.traceback == want.traceback);
+        CHECK(got.notation == want.notation);
       }
     }
   }
@@ -42,7 +46,7 @@ TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
 TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
   std::mt19937 rng(11);
   // Letters of the marks and their near misses, so that partial marks are common.
-  const std::string alphabet = "rRoOTtacC\\e x";
+  const std::string alphabet = "rRoOTtacC\\e x[0m;^M#35";
   for (int round = 0; round < 3000; ++round) {
     std::string text(rng() % 200, ' ');
     for (char& c : text) c = alphabet[rng() % alphabet.size()];
@@ -52,6 +56,7 @@ TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
     CHECK(got.backslash == want.backslash);
     CHECK(got.rror == want.rror);
     CHECK(got.traceback == want.traceback);
+    CHECK(got.notation == want.notation);
   }
   // "Trac" is case-sensitive, as the traceback header is.
   CHECK_FALSE(find_marks("traceback (most recent call last):").traceback);
