@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -61,6 +65,108 @@ std::string read_stream(const std::string& path,
   return read_stream(path, sink, sink, 0);
 }
 
+namespace {
+
+// Reads up to `size` bytes into `data`: short only at the end of the file,
+// on an error or when asked to stop.
+std::size_t fill_piece(int fd, char* data, std::size_t size, bool& at_end, std::string& error) {
+  std::size_t filled = 0;
+  while (filled < size && !stop_requested()) {
+    ssize_t n = ::read(fd, data + filled, size - filled);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) {
+      at_end = true;
+      break;
+    }
+    filled += static_cast<std::size_t>(n);
+  }
+  return filled;
+}
+
+// A regular file of several pieces: while the analysis works on one, a
+// thread reads the next into the other buffer. The read is a copy the
+// analysis (and the threads it runs) would otherwise wait for, once per
+// piece. False when no thread could be started (nothing was read).
+bool read_pieces_ahead(int fd, std::size_t size, const std::function<void(std::string_view)>& sink,
+                       std::string& error) {
+  struct Piece {
+    std::unique_ptr<char[]> data;
+    std::size_t filled = 0;
+    bool at_end = false;
+    bool ready = false;
+    std::string error;
+  };
+  Piece pieces[2];
+  for (Piece& piece : pieces) piece.data.reset(new char[size]);
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool quit = false;
+  std::thread reader;
+  try {
+    reader = std::thread([&] {
+      for (int k = 0;; k ^= 1) {
+        Piece& piece = pieces[k];
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          changed.wait(lock, [&] { return quit || !piece.ready; });
+          if (quit) return;
+        }
+        bool at_end = false;
+        std::string read_error;
+        std::size_t filled = fill_piece(fd, piece.data.get(), size, at_end, read_error);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          piece.filled = filled;
+          piece.at_end = at_end || filled < size;
+          piece.error = std::move(read_error);
+          piece.ready = true;
+        }
+        changed.notify_all();
+        if (piece.at_end || !piece.error.empty()) return;
+      }
+    });
+  } catch (const std::system_error&) {
+    return false;
+  }
+  struct Joined {
+    std::thread& thread;
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& quit;
+    ~Joined() {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        quit = true;
+      }
+      changed.notify_all();
+      thread.join();
+    }
+  } joined{reader, mutex, changed, quit};
+  for (int k = 0;; k ^= 1) {
+    Piece& piece = pieces[k];
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return piece.ready; });
+    }
+    if (piece.filled > 0) sink(std::string_view(piece.data.get(), piece.filled));
+    bool last = piece.at_end || !piece.error.empty();
+    if (!piece.error.empty()) error = piece.error;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      piece.ready = false;
+    }
+    changed.notify_all();
+    if (last || stdout_closed() || stop_requested()) break;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string read_stream(const std::string& path, const std::function<void(std::string_view)>& sink,
                         const std::function<void(std::string_view)>& file_sink,
                         std::size_t file_piece) {
@@ -92,6 +198,10 @@ std::string read_stream(const std::string& path, const std::function<void(std::s
     // No bigger than the file (plus a byte to see its end in one read).
     auto file_size = static_cast<std::size_t>(info.st_size > 0 ? info.st_size : 0);
     size = std::max(kChunk, std::min(file_piece, file_size + 1));
+    if (file_size >= size && read_pieces_ahead(fd, size, file_sink, error)) {
+      if (!is_stdin) ::close(fd);
+      return error;
+    }
   }
   std::unique_ptr<char[]> buffer(new char[size]);
   const auto& deliver = regular ? file_sink : sink;
