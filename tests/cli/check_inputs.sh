@@ -86,6 +86,43 @@ assert "vllm.memory.max-model-len-too-large" in rules, rules
 assert rules.index("sglang.memory.not-enough-memory") < rules.index("vllm.memory.max-model-len-too-large"), rules
 PY
     ;;
+  large-file-pieces)
+    # A file of several 4 MB pieces (read ahead on a thread, scanned on every
+    # core) reports what one thread and a pipe report; problems sit on and
+    # around the pieces' boundaries.
+    python3 - "$sglang" > big.log <<'PY'
+import sys
+head = open(sys.argv[1]).read()
+out = [head]
+size = len(head)
+i = 0
+while size < (13 << 20):
+    if i % 20011 == 0:
+        line = "[2026-07-01 16:00:00 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4123 -> 0.7000\n"
+    elif i % 3 == 0:
+        line = "[2026-07-01 16:00:%02d] INFO:     10.0.3.17:4%d - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n" % (i % 60, i)
+    else:
+        line = "[2026-07-01 16:00:%02d TP0] Decode batch, #running-req: %d, #token: %d, token usage: 0.3%d, gen throughput (token/s): 1234.5, #queue-req: 0, \n" % (i % 60, i % 50, i * 7, i % 10)
+    out.append(line)
+    size += len(line)
+    i += 1
+sys.stdout.write("".join(out))
+PY
+    "$logrx" scan --format json --threads 1 big.log > one.json 2> err.txt
+    [ $? -eq 1 ] || fail "one thread: exit $?"
+    "$logrx" scan --format json --threads 2 big.log > out.txt 2> err.txt
+    [ $? -eq 1 ] || fail "two threads: exit $?"
+    cmp -s one.json out.txt || fail "two threads report otherwise than one"
+    cat big.log | "$logrx" scan --format json - > pipe.json 2> err.txt
+    python3 - <<'PY' || fail "the pipe reports other findings"
+import json
+a = json.load(open("one.json")); b = json.load(open("pipe.json"))
+key = lambda d: [(f["rule"], f["line"]) for f in d["findings"]]
+assert key(a) == key(b), (key(a), key(b))
+assert len(a["findings"]) > 0
+PY
+    rm -f big.log
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case)"
