@@ -104,16 +104,25 @@ LiteralScanner::LiteralScanner(std::vector<std::string> literals,
     return std::uint64_t{(*gram_counts)[hash]} * 4096 + guess;
   };
   std::vector<std::pair<std::uint32_t, Anchor>> entries;
+  entries.reserve(literals_.size() * stride_);
+  std::vector<std::uint32_t> hashes;
+  std::vector<std::uint64_t> costs;
   for (std::size_t id = 0; id < literals_.size(); ++id) {
     const std::string& lit = literals_[id];
-    std::vector<std::uint32_t> hashes;
-    for (std::size_t k = 0; k + kGram <= lit.size(); ++k) hashes.push_back(hash_at(lit.data() + k));
-    // The window of stride_ consecutive grams expected least often.
+    hashes.clear();
+    costs.clear();
+    for (std::size_t k = 0; k + kGram <= lit.size(); ++k) {
+      hashes.push_back(hash_at(lit.data() + k));
+      costs.push_back(cost_of(lit.data() + k, hashes.back()));
+    }
+    // The window of stride_ consecutive grams expected least often (a
+    // sliding sum: the first of the cheapest windows).
+    std::uint64_t cost = 0;
+    for (std::size_t j = 0; j < stride_; ++j) cost += costs[j];
     std::size_t best = 0;
-    std::uint64_t best_cost = std::numeric_limits<std::uint64_t>::max();
-    for (std::size_t k = 0; k + stride_ <= hashes.size(); ++k) {
-      std::uint64_t cost = 0;
-      for (std::size_t j = k; j < k + stride_; ++j) cost += cost_of(lit.data() + j, hashes[j]);
+    std::uint64_t best_cost = cost;
+    for (std::size_t k = 1; k + stride_ <= hashes.size(); ++k) {
+      cost += costs[k + stride_ - 1] - costs[k - 1];
       if (cost < best_cost) {
         best_cost = cost;
         best = k;
@@ -125,13 +134,21 @@ LiteralScanner::LiteralScanner(std::vector<std::string> literals,
       bitmap_[fine >> 6] |= std::uint64_t{1} << (fine & 63);
     }
   }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Anchors grouped by bucket, in the order they were made (a counting sort).
   first_.assign((std::size_t{1} << kHashBits) + 1, 0);
   for (const auto& e : entries) ++first_[static_cast<std::size_t>(e.first) + 1];
   for (std::size_t k = 1; k < first_.size(); ++k) first_[k] += first_[k - 1];
-  anchors_.reserve(entries.size());
-  for (const auto& e : entries) anchors_.push_back(e.second);
+  anchors_.resize(entries.size());
+  // Filled from each bucket's end, last entry first: first_[h + 1] ends at
+  // bucket h's start, and shifting first_ down one puts every start in place.
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e) anchors_[--first_[e->first + 1]] = e->second;
+  std::move(first_.begin() + 1, first_.end(), first_.begin());
+  first_.back() = static_cast<std::uint32_t>(entries.size());
+}
+
+bool LiteralScanner::accepts(const std::vector<std::string>& literals) {
+  return std::all_of(literals.begin(), literals.end(),
+                     [](const std::string& literal) { return literal.size() >= kGram; });
 }
 
 void LiteralScanner::verify_at(const char* data, std::size_t n, std::size_t i, std::uint32_t hash,

@@ -35,6 +35,8 @@ class LiteralScanner {
   static void count_grams(std::string_view text, std::vector<std::uint32_t>& counts);
 
   bool ok() const noexcept { return ok_; }
+  // Whether a scanner of these literals would be ok(), without building one.
+  static bool accepts(const std::vector<std::string>& literals);
   std::size_t stride() const noexcept { return stride_; }
 
   // Sets found to the indices of the literals that occur in text, each once,

@@ -171,7 +171,7 @@ void build_prefilter(const Rulebook::Impl& impl, const std::vector<RuleSpec>& ru
   std::sort(unfiltered.begin(), unfiltered.end());
   unfiltered.erase(std::unique(unfiltered.begin(), unfiltered.end()), unfiltered.end());
   impl.unfiltered_rules = std::move(unfiltered);
-  impl.prefilter_ok = detail::LiteralScanner(impl.atoms).ok();
+  impl.prefilter_ok = detail::LiteralScanner::accepts(impl.atoms);
 }
 
 void add_error(Diagnostics& errors, const RuleSpec& rule, const std::string& code,

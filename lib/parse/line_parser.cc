@@ -72,16 +72,20 @@ std::size_t parse_short_timestamp(std::string_view text, std::size_t pos, Timest
 
 // One SGLang rank tag such as "TP0", "DP12", "ATTN_CP1", "MOE_DP3".
 bool is_rank_tag(std::string_view token) {
-  static constexpr std::array<std::string_view, 6> kKinds{"ATTN_CP", "MOE_DP", "DP",
-                                                          "PP",      "TP",     "EP"};
-  for (std::string_view kind : kKinds) {
-    if (token.size() > kind.size() && starts_with(token, kind)) {
-      for (std::size_t i = kind.size(); i < token.size(); ++i)
-        if (!is_digit(token[i])) return false;
-      return true;
-    }
+  // The kinds: DP, PP, TP, EP, ATTN_CP, MOE_DP (this runs on every SGLang line).
+  std::size_t kind = 0;
+  if (token.size() > 2 && token[1] == 'P' &&
+      (token[0] == 'D' || token[0] == 'P' || token[0] == 'T' || token[0] == 'E')) {
+    kind = 2;
+  } else if (token.size() > 7 && starts_with(token, "ATTN_CP")) {
+    kind = 7;
+  } else if (token.size() > 6 && starts_with(token, "MOE_DP")) {
+    kind = 6;
   }
-  return false;
+  if (kind == 0) return false;
+  for (std::size_t i = kind; i < token.size(); ++i)
+    if (!is_digit(token[i])) return false;
+  return true;
 }
 
 // Space-separated rank tags; true when `tags` is empty or all tokens are tags.
@@ -99,20 +103,34 @@ bool all_rank_tags(std::string_view tags) {
 constexpr std::array<std::string_view, 5> kLevels{"DEBUG", "INFO", "WARNING", "ERROR",
                                                   "CRITICAL"};
 
+// The level of kLevels text starts with, if any (its first letter tells
+// which it can be: this runs on every line).
+constexpr std::string_view kLevelInitials = "DIWEC";
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kLevels.size(); ++i)
+        if (kLevelInitials.find(kLevels[i][0]) != i) return false;
+      return kLevelInitials.size() == kLevels.size();
+    }(),
+    "kLevelInitials holds each level's first letter, in order, once");
+
+std::string_view level_at_start(std::string_view text) {
+  if (text.empty()) return {};
+  std::size_t which = kLevelInitials.find(text[0]);
+  if (which == std::string_view::npos || !starts_with(text, kLevels[which])) return {};
+  return kLevels[which];
+}
+
 // Uvicorn's "INFO:     " level prefix inside an SGLang line.
 bool take_uvicorn_level(std::string_view& message, std::string_view& level) {
-  for (std::string_view name : kLevels) {
-    if (message.size() > name.size() && starts_with(message, name) &&
-        message[name.size()] == ':') {
-      std::size_t pos = name.size() + 1;
-      if (pos < message.size() && message[pos] != ' ') return false;
-      while (pos < message.size() && message[pos] == ' ') ++pos;
-      level = name;
-      message.remove_prefix(pos);
-      return true;
-    }
-  }
-  return false;
+  std::string_view name = level_at_start(message);
+  if (name.empty() || message.size() <= name.size() || message[name.size()] != ':') return false;
+  std::size_t pos = name.size() + 1;
+  if (pos < message.size() && message[pos] != ' ') return false;
+  while (pos < message.size() && message[pos] == ' ') ++pos;
+  level = name;
+  message.remove_prefix(pos);
+  return true;
 }
 
 // "[2026-05-23 07:40:53 DP1 TP0] message", "[TP0 EP0] message" or
@@ -191,14 +209,8 @@ std::size_t parse_vllm_prefix(std::string_view text, detail::HeaderView& event) 
 // "INFO 12-25 04:53:54 [gpu_worker.py:375] message" (>= 0.8) or
 // "INFO 03-01 10:30:57 worker.py:267] message" (<= 0.7).
 bool parse_vllm_record(std::string_view text, detail::HeaderView& event) {
-  std::string_view level;
-  for (std::string_view name : kLevels) {
-    if (text.size() > name.size() && starts_with(text, name) && text[name.size()] == ' ') {
-      level = name;
-      break;
-    }
-  }
-  if (level.empty()) return false;
+  std::string_view level = level_at_start(text);
+  if (level.empty() || text.size() <= level.size() || text[level.size()] != ' ') return false;
   Timestamp ts;
   std::size_t after_ts = parse_short_timestamp(text, level.size() + 1, ts);
   if (after_ts == 0 || after_ts >= text.size() || text[after_ts] != ' ') return false;
@@ -396,6 +408,17 @@ bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
   static constexpr std::array<std::string_view, 16> kPrefixes{
       "llama_", "ggml_", "gguf_", "llm_load_", "load_tensors:", "print_info:", "common_init",
       "srv ", "slot ", "main: ", "que ", "clip_", "load_backend:", "build: ", "system_info:", "init: "};
+  // The prefixes' first letters: most lines start with none of them, and
+  // this runs on every line no other server's header took.
+  static constexpr std::string_view kInitials = "lgpcsmqbi";
+  static_assert(
+      [] {
+        for (std::string_view prefix : kPrefixes)
+          if (kInitials.find(prefix[0]) == std::string_view::npos) return false;
+        return true;
+      }(),
+      "every prefix's first letter is in kInitials");
+  if (text.empty() || kInitials.find(text[0]) == std::string_view::npos) return false;
   for (std::string_view prefix : kPrefixes) {
     if (starts_with(text, prefix)) {
       event.dialect = Dialect::LlamaCpp;
@@ -644,11 +667,9 @@ HeaderView parse_header_body(std::string_view text) {
 }
 
 bool is_uvicorn_record(std::string_view text) {
-  for (std::string_view name : kLevels)
-    if (text.size() > name.size() + 1 && starts_with(text, name) && text[name.size()] == ':' &&
-        text[name.size() + 1] == ' ')
-      return true;
-  return false;
+  std::string_view name = level_at_start(text);
+  return !name.empty() && text.size() > name.size() + 1 && text[name.size()] == ':' &&
+         text[name.size() + 1] == ' ';
 }
 
 void parse_header(LineEvent& event) {
