@@ -47,8 +47,26 @@ void Analyzer::Impl::demote_explained_findings() {
     if (it == rules.rules.end() || it->id != f.rule_id) continue;
     const auto& demote = rules.compiled[static_cast<std::size_t>(it - rules.rules.begin())].demote_when;
     if (!demote || !condition_holds(demote, nullptr)) continue;
+    // The summary counted the finding as it was reported first.
+    Summary& s = report.summary;
+    auto uncount = [](std::map<std::string, std::size_t>& counts, const std::string& key) {
+      auto at = counts.find(key);
+      if (at == counts.end()) return;
+      if (at->second <= 1) {
+        counts.erase(at);
+      } else {
+        --at->second;
+      }
+    };
+    uncount(s.by_severity, std::string(to_string(f.severity)));
+    uncount(s.by_category, std::string(to_string(f.category)));
     f.severity = Severity::Info;
     f.category = Category::Info;
+    ++s.by_severity[std::string(to_string(f.severity))];
+    ++s.by_category[std::string(to_string(f.category))];
+    s.worst_severity.reset();
+    for (Severity level : {Severity::Info, Severity::Warning, Severity::Error, Severity::Fatal})
+      if (s.by_severity.count(std::string(to_string(level))) > 0) s.worst_severity = level;
     f.explanation += " Later lines of this run explain it away (its rule's demote_when holds), so it is only noted.";
   }
 }

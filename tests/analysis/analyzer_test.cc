@@ -364,6 +364,12 @@ TEST_CASE("A finding is demoted to info when later evidence in its run explains 
   REQUIRE(explained.findings.size() == 1);
   CHECK(explained.findings[0].severity == Severity::Info);
   CHECK(explained.findings[0].category == logrx::Category::Info);
+  // The summary counts it as it ended up, not as it was first reported.
+  CHECK(alone.summary.worst_severity == Severity::Error);
+  CHECK(explained.summary.worst_severity == Severity::Info);
+  CHECK(explained.summary.by_severity == std::map<std::string, std::size_t>{{"info", 1}});
+  CHECK(explained.summary.by_category == std::map<std::string, std::size_t>{{"info", 1}});
+  CHECK(explained.summary.findings == 1);
 }
 
 // Two servers writing one stream: the run is vLLM's (its lines came first),
