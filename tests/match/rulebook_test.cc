@@ -355,6 +355,31 @@ TEST_CASE("Rule examples are checked through the whole pipeline", "[match][examp
   CHECK(reasons[4] == "x.empty: the rule has no example that must not match");
 }
 
+// A no_match log may show the finding explained away: demoted, it reports
+// nothing wrong; a no_match log where it stays an error still fails.
+TEST_CASE("A no_match example may be a log that demotes the finding", "[match][examples]") {
+  TempDir dir;
+  dir.write("a.json", R"json({"version": 1, "rules": [
+    {"id": "x.no-gpu", "title": "t", "category": "config_conflict", "severity": "error",
+     "servers": ["any"], "pattern": "no usable GPU found", "explanation": "e", "remediation": [],
+     "demote_when": "defined(gpu_seen)",
+     "examples": {"match": ["no usable GPU found"],
+                  "no_match": [{"log": ["no usable GPU found", "found 1 CUDA devices"]},
+                               {"log": ["no usable GPU found", "still nothing"]}]}},
+    {"id": "x.gpu-seen", "title": "t", "category": "info", "severity": "info", "servers": ["any"],
+     "pattern": "found (?P<n>\\d+) CUDA devices", "explanation": "e", "remediation": [],
+     "silent": true, "facts": {"gpu_seen": "n"},
+     "examples": {"match": ["found 2 CUDA devices"], "no_match": ["found no CUDA devices"]}}]})json");
+  Diagnostics errors;
+  auto book = Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book.has_value());
+  auto report = logrx::test_examples(*book);
+  std::vector<std::string> reasons;
+  for (const auto& f : report.failures) reasons.push_back(f.rule_id + ": " + f.reason + " [" + f.line + "]");
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0] == "x.no-gpu: must not match, but the rule fired [no usable GPU found / still nothing]");
+}
+
 TEST_CASE("The built-in rulebook loads and all its examples pass", "[match][builtin]") {
   Rulebook book = logrx::test::load_builtin();
   CHECK(book.size() >= 5);
