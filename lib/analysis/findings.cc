@@ -97,6 +97,9 @@ std::optional<Value> Analyzer::Impl::lookup(const std::string& name,
     return Value::of(std::string(to_string(d)));
   }
   if (name == "reached_ready") return Value::of(run.reached_ready);
+  // The log shows this run starting (a launch banner, or a start-up phase
+  // past the first): an excerpt of serving-time lines alone does not.
+  if (name == "launched") return Value::of(!run.banners.empty() || run.phase > 0);
   if (name == "exited") return Value::of(run.phase == kPhaseExited || exit_noted);
   if (name == "errors") return Value::of(static_cast<double>(run.errors));
   if (name == "lines") return Value::of(static_cast<double>(run.lines));

@@ -219,6 +219,7 @@ struct RulebookAccess {
 
 // Run variables every expression may read, besides captures and facts.
 inline constexpr const char* kBuiltinVariables[] = {
-    "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated", "exited"};
+    "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated", "exited",
+    "launched"};
 
 }  // namespace logrx
