@@ -530,12 +530,16 @@ namespace {
 // line), mpirun's
 // --tag-output "[1,0]<stderr>: " (after --timestamp-output's "Thu Jan 23
 // 11:55:50 2025"), Ray's "(pid=123) " and "(pid=123, ip=10.0.0.1) "; and the
-// "> " of a log quoted in Markdown, which pastes in issue threads carry. Returns
-// the index after the tag (0: none) and the rank or pid it names.
+// "> " of a log quoted in Markdown (or the "▎ " bar a renderer draws for
+// one), which pastes in issue threads carry. Returns the index after the tag
+// (0: none) and the rank or pid it names.
 std::size_t launcher_prefix(std::string_view text, std::string_view& tag) {
   // A log quoted in Markdown ("> " before every line of a pasted excerpt).
   if (text == ">") return 1;
   if (starts_with(text, "> ")) return 2;
+  // The bar some chat and terminal renderers draw for a quote ("▎ ").
+  if (text == "\xE2\x96\x8E") return 3;
+  if (starts_with(text, "\xE2\x96\x8E ")) return 4;
   std::size_t at = 0;
   if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() > 25 && text[3] == ' ' &&
       text[7] == ' ' && text[13] == ':' && text[16] == ':' && text[19] == ' ' && text[24] == '[')

@@ -256,6 +256,12 @@ TEST_CASE("Launcher tags in front of a line are looked through", "[parse][launch
   CHECK(e.message == "Scheduler hit an exception: Traceback (most recent call last):");
   parse_line(">   File \"/x/scheduler.py\", line 489, in f", 1, e);
   CHECK(e.message == "  File \"/x/scheduler.py\", line 489, in f");
+  // The same quote as a renderer's bar.
+  parse_line("\xE2\x96\x8E (EngineCore_DP0 pid=9) ERROR 07-01 16:00:00 [core.py:1] ValueError: boom", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.message == "ValueError: boom");
+  parse_line("\xE2\x96\x8E", 1, e);
+  CHECK(e.message.empty());
   // Look-alikes are text.
   parse_line("[rank] is not a tag", 1, e);
   CHECK(e.message == "[rank] is not a tag");
