@@ -322,7 +322,9 @@ void lint_remediation(Diagnostics& problems, const Rulebook& book, const RuleSpe
     std::vector<std::string> servers;
     for (const std::string& server : rule.servers) {
       if (server != "any") {
-        servers.push_back(server);
+        // A rule of two servers may prescribe a flag only one of them has
+        // (findings of the other never show it): checked where it is known.
+        if (book.knows(server, item.name)) servers.push_back(server);
         continue;
       }
       for (const ServerFlags& list : book.server_flags())

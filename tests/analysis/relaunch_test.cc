@@ -194,6 +194,32 @@ TEST_CASE("Lint rejects a value flag without a value unless it is advice", "[rel
   CHECK(problems[1].rule_id == "t.range");
 }
 
+// A rule of two servers may prescribe a switch only one of them has: the
+// other's flag list, which does not know it, says nothing of its value.
+TEST_CASE("Lint checks a flag's value only against the servers that have the flag", "[relaunch][lint]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("logrx-lint-two-servers-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  std::ofstream(dir / "rules.json")
+      << test::rule_file(
+             "{\"id\": \"t.mmap\", \"title\": \"t\", \"category\": \"other\", \"severity\": \"error\", "
+             "\"servers\": [\"llamacpp\", \"ollama\"], \"pattern\": \"mmap failed\", \"explanation\": \"e\", "
+             "\"remediation\": [{\"flag\": \"--no-mmap\"}], \"examples\": {\"match\": [\"mmap failed\"], "
+             "\"no_match\": [\"calm\"]}}");
+  std::ofstream(dir / "a" / "flags.json")
+      << "{\"version\": 1, \"server\": \"llamacpp\", \"flags\": [\"--no-mmap\"], \"arguments\": {"
+         "\"--no-mmap\": {\"arity\": \"switch\"}}}";
+  std::ofstream(dir / "b" / "flags.json")
+      << "{\"version\": 1, \"server\": \"ollama\", \"flags\": [\"--verbose\"], \"arguments\": {}}";
+  Diagnostics problems = Rulebook::lint({{dir.string()}});
+  fs::remove_all(dir);
+  std::vector<std::string> codes;
+  for (const Diagnostic& d : problems) codes.push_back(d.code + " " + d.message);
+  CAPTURE(codes);
+  CHECK(problems.empty());
+}
+
 TEST_CASE("poll reports a fatal error held by an open traceback once the stream is quiet", "[relaunch][poll]") {
   AnalyzerOptions options;
   options.stream_name = "hang.log";
