@@ -11,6 +11,7 @@
 // holds no state of the stream, so using it or not changes speed, never the
 // report. At most kLookahead windows per thread are surveyed ahead of the
 // analysis, which bounds memory whatever the input's size.
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -104,11 +105,22 @@ void Analyzer::feed_all(std::string_view bytes, unsigned threads) {
 void Analyzer::Impl::feed_parallel(std::string_view bytes, unsigned threads) {
   const ParallelGrain& grain = parallel_grain();
   std::size_t window_size = std::max<std::size_t>(grain.window_bytes, 1);
+  // Windows shrink towards the end (down to an eighth): the threads run out
+  // of windows to survey together, not one thread surveying a whole last
+  // window while the others wait.
+  std::size_t smallest = std::max<std::size_t>(window_size / 8, 1);
+  auto size_at = [&](std::size_t at) {
+    std::size_t left = bytes.size() - at;
+    return std::clamp<std::size_t>(left / (2 * std::max(threads, 1u)), smallest, window_size);
+  };
   std::vector<std::size_t> starts{0};
-  for (std::size_t at = window_size; at < bytes.size(); at += window_size) {
-    std::size_t newline = bytes.find('\n', std::max(at, starts.back() + 1) - 1);
+  while (true) {
+    std::size_t at = starts.back() + size_at(starts.back());
+    if (at >= bytes.size()) break;
+    // The line start at or after `at` (a window ends at a line's end).
+    std::size_t newline = bytes.find('\n', at - 1);
     if (newline == std::string_view::npos || newline + 1 >= bytes.size()) break;
-    if (newline + 1 > starts.back()) starts.push_back(newline + 1);
+    starts.push_back(newline + 1);
   }
   starts.push_back(bytes.size());
   std::size_t windows = starts.size() - 1;
