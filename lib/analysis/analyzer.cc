@@ -160,7 +160,12 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
   // ASCII blocks qualify: sanitising could otherwise change what matches.
   bool may_match = true;
   bool checked = true;  // a survey's line-by-line check of its potentials holds
-  bool plain = survey != nullptr ? survey->plain : is_plain_text(block);
+  // Without a survey, one pass finds whether the block is plain and the
+  // marks a survey of its lines uses.
+  detail::TextMarks block_marks = detail::kAnyMarks;
+  if (survey == nullptr) block_marks = detail::find_marks(block);
+  const detail::TextMarks* known_marks = survey == nullptr ? &block_marks : nullptr;
+  bool plain = survey != nullptr ? survey->plain : !block_marks.unclean;
   // The prefilter is built on first use. From the build's table it costs a
   // millisecond or two; a rulebook the table does not know builds it in
   // tens of milliseconds: only once the stream has shown enough serving
@@ -194,7 +199,7 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
         if (live_potentials.size() <= detail::kPotentialsChecked && last != std::string_view::npos) {
           local_survey.clear();
           local_survey.block = block;
-          survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey, true);
+          survey_lines(block.substr(0, last + 1), options.max_line_bytes, local_survey, true, known_marks);
           clear_potentials(rules, live_potentials, local_survey);
           survey = &local_survey;
           if (local_survey.potentials_cleared) may_match = false;
@@ -232,7 +237,7 @@ std::size_t Analyzer::Impl::feed_block_part(std::string_view block, const detail
   // out may still speak on that line.
   if (!whole.empty() && !survey_fits(survey, whole)) {
     local_survey.clear();
-    survey_lines(whole, options.max_line_bytes, local_survey, false);
+    survey_lines(whole, options.max_line_bytes, local_survey, false, known_marks);
     survey = &local_survey;
   }
   if (!whole.empty() && can_split(whole, *survey)) return split_block(whole, *survey);

@@ -198,8 +198,11 @@ struct Analyzer::Impl {
   // The stateless part of a block's light path (headers, lines the tiers must
   // see), of the complete lines `whole`.
   // With keep_lines, each line is kept too (out.lines), not only the summary.
+  // `known_marks`: find_marks of a text holding `whole` (its block), when
+  // already found; a mark of the larger text only enables a line's check.
   static void survey_lines(std::string_view whole, std::size_t max_line_bytes,
-                           detail::BlockSurvey& out, bool keep_lines);
+                           detail::BlockSurvey& out, bool keep_lines,
+                           const detail::TextMarks* known_marks = nullptr);
   bool apply_light(const detail::BlockSurvey& survey);
   // Everything a survey holds, for a block of a stream in passthrough (no
   // envelope). `retired_hint` (by rule index, may be empty) is what the

@@ -150,10 +150,11 @@ bool Analyzer::Impl::apply_light(const detail::BlockSurvey& survey) {
 }
 
 void Analyzer::Impl::survey_lines(std::string_view whole, std::size_t max_line_bytes,
-                                  detail::BlockSurvey& out, bool keep_lines) {
+                                  detail::BlockSurvey& out, bool keep_lines,
+                                  const detail::TextMarks* known_marks) {
   out.lines_known = true;
   out.lines_range = whole;
-  const detail::TextMarks marks = detail::find_marks(whole);
+  const detail::TextMarks marks = known_marks != nullptr ? *known_marks : detail::find_marks(whole);
   // The light path's walk over the lines (process_unmatched_block), for a
   // block entered with no event open: the event state an SGLang header
   // line opens and the next line keeps or closes, where the full path must
@@ -305,7 +306,9 @@ void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& 
                                   std::size_t max_line_bytes, const std::vector<char>& retired_hint,
                                   detail::BlockSurvey& out) {
   out.block = block;
-  out.plain = is_plain_text(block);
+  // One pass finds whether the block is plain and the marks its lines' checks use.
+  const detail::TextMarks marks = detail::find_marks(block);
+  out.plain = !marks.unclean;
   if (!out.plain || !rules.has_prefilter()) return;
   out.potentials = rules.block_potentials(block, scratch);
   out.potentials_known = true;
@@ -326,7 +329,7 @@ void Analyzer::Impl::survey_block(std::string_view block, const Rulebook::Impl& 
   if (live.size() > kPotentialsChecked) return;
   std::size_t last = block.rfind('\n');
   if (last == std::string_view::npos) return;
-  survey_lines(block.substr(0, last + 1), max_line_bytes, out, !live.empty());
+  survey_lines(block.substr(0, last + 1), max_line_bytes, out, !live.empty(), &marks);
   clear_potentials(rules, live, out);
 }
 

@@ -32,6 +32,7 @@ void find_marks_scalar(const unsigned char* p, std::size_t n, TextMarks& marks) 
   for (std::size_t i = 0; i < n; ++i) {
     unsigned char c = p[i];
     if (c == '\\') marks.backslash = true;
+    if (c >= 0x80 || c == 0x1b || c == '\r' || c == 0) marks.unclean = true;
     if (notation_at(p + i, n - i)) marks.notation = true;
     if (i + 4 > n) continue;
     if ((c | 0x20) == 'r' && (p[i + 1] | 0x20) == 'r' && (p[i + 2] | 0x20) == 'o' && (p[i + 3] | 0x20) == 'r')
@@ -50,9 +51,16 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
   __m256i any_rror = _mm256_setzero_si256();
   __m256i any_trac = _mm256_setzero_si256();
   __m256i any_notation = _mm256_setzero_si256();
+  __m256i any_unclean = _mm256_setzero_si256();
   std::size_t i = 0;
   for (; i + 32 + 3 <= n; i += 32) {
     __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    // High bytes (their sign bit), ESC, CR and NUL.
+    any_unclean = _mm256_or_si256(
+        any_unclean,
+        _mm256_or_si256(_mm256_or_si256(b0, _mm256_cmpeq_epi8(b0, _mm256_set1_epi8(0x1b))),
+                        _mm256_or_si256(_mm256_cmpeq_epi8(b0, _mm256_set1_epi8('\r')),
+                                        _mm256_cmpeq_epi8(b0, _mm256_setzero_si256()))));
     __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 1));
     __m256i b2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 2));
     __m256i b3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 3));
@@ -88,6 +96,7 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
   marks.rror = _mm256_movemask_epi8(any_rror) != 0;
   marks.traceback = _mm256_movemask_epi8(any_trac) != 0;
   marks.notation = _mm256_movemask_epi8(any_notation) != 0;
+  marks.unclean = _mm256_movemask_epi8(any_unclean) != 0;
   return i;
 }
 
@@ -106,9 +115,14 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
   __m128i any_rror = _mm_setzero_si128();
   __m128i any_trac = _mm_setzero_si128();
   __m128i any_notation = _mm_setzero_si128();
+  __m128i any_unclean = _mm_setzero_si128();
   std::size_t i = 0;
   for (; i + 16 + 3 <= n; i += 16) {
     __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    any_unclean = _mm_or_si128(
+        any_unclean, _mm_or_si128(_mm_or_si128(b0, _mm_cmpeq_epi8(b0, _mm_set1_epi8(0x1b))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(b0, _mm_set1_epi8('\r')),
+                                               _mm_cmpeq_epi8(b0, _mm_setzero_si128()))));
     __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
     __m128i b2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 2));
     __m128i b3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 3));
@@ -137,6 +151,7 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
   marks.rror = _mm_movemask_epi8(any_rror) != 0;
   marks.traceback = _mm_movemask_epi8(any_trac) != 0;
   marks.notation = _mm_movemask_epi8(any_notation) != 0;
+  marks.unclean = _mm_movemask_epi8(any_unclean) != 0;
   return i;
 }
 #endif
@@ -165,6 +180,7 @@ TextMarks find_marks(std::string_view text) {
   marks.rror = marks.rror || rest.rror;
   marks.traceback = marks.traceback || rest.traceback;
   marks.notation = marks.notation || rest.notation;
+  marks.unclean = marks.unclean || rest.unclean;
   return marks;
 }
 

@@ -18,11 +18,14 @@ struct TextMarks {
   // ("^[", "^M" from cat -v or less) and rsyslog's octal escapes ("#033",
   // "#015").
   bool notation = false;
+  // A byte sanitize_line changes: ESC, CR, NUL or one of 0x80 and above
+  // (the text is not plain ASCII; is_plain_text is false).
+  bool unclean = false;
 };
 
 TextMarks find_marks(std::string_view text);
 
 // For a text not scanned for marks: it may hold any of them.
-inline constexpr TextMarks kAnyMarks{true, true, true, true};
+inline constexpr TextMarks kAnyMarks{true, true, true, true, true};
 
 }  // namespace logrx::detail
