@@ -119,10 +119,14 @@ struct Analyzer::Impl {
     std::string last_exception;
     std::uint64_t last_exception_line = 0;
     std::vector<std::string> frames;  // files of the innermost traceback frames
+    // A traceback pasted indented as a whole ("  Traceback (most recent call
+    // last):"): the spaces its lines carry in front of Python's own layout.
+    std::size_t indent = 0;
 
     // Back to closed, keeping the strings' storage: this runs on every line.
     void reset() {
       frames.clear();
+      indent = 0;
       last_exception_line = 0;
       open = false;
       traceback = false;
@@ -357,6 +361,9 @@ struct Analyzer::Impl {
   void open_new_event();
   void track_event();
   void close_event();
+  // A line of a traceback pasted indented as a whole, read without the
+  // indent (and the trailing spaces a padded paste adds).
+  void dedent_traceback_line();
 
   // ---- findings --------------------------------------------------------------
 

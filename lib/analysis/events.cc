@@ -27,6 +27,31 @@ bool Analyzer::Impl::continues_event() const {
   return true;
 }
 
+namespace {
+
+// The spaces in front of a traceback's header when the whole traceback was
+// pasted indented ("  Traceback (most recent call last):"); 0 otherwise.
+std::size_t traceback_indent(std::string_view message) {
+  constexpr std::size_t kMostIndent = 8;
+  std::size_t spaces = 0;
+  while (spaces < message.size() && spaces <= kMostIndent && message[spaces] == ' ') ++spaces;
+  if (spaces == 0 || spaces > kMostIndent) return 0;
+  return detail::starts_with(message.substr(spaces), "Traceback (most recent call last):") ? spaces : 0;
+}
+
+}  // namespace
+
+void Analyzer::Impl::dedent_traceback_line() {
+  if (!open_event.open || open_event.indent == 0 || event.dialect != Dialect::Unknown) return;
+  std::string& m = event.message;
+  std::size_t spaces = 0;
+  while (spaces < m.size() && spaces < open_event.indent && m[spaces] == ' ') ++spaces;
+  if (spaces < open_event.indent) return;
+  // A paste padded to a width carries trailing spaces too.
+  std::size_t end = m.find_last_not_of(' ');
+  m = end == std::string::npos || end < spaces ? std::string() : m.substr(spaces, end + 1 - spaces);
+}
+
 void Analyzer::Impl::open_new_event() {
   open_event.reset();
   // An excerpt may begin inside a traceback: a frame line opens one too.
@@ -42,13 +67,17 @@ void Analyzer::Impl::open_new_event() {
   open_event.process = event.process;
   open_event.start = event.line;
   open_event.end = event.line;
+  open_event.indent = traceback_indent(event.message);
 }
 
 void Analyzer::Impl::track_event() {
   if (continues_event()) {
     open_event.end = event.line;
     ++open_event.lines;
-    if (opens_traceback(event.message)) open_event.traceback = true;
+    if (opens_traceback(event.message)) {
+      open_event.traceback = true;
+      if (std::size_t indent = traceback_indent(event.message); indent > 0) open_event.indent = indent;
+    }
   } else {
     close_event();
     open_new_event();

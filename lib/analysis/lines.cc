@@ -446,6 +446,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
   event.truncated = truncated;
   if (truncated) ++report.summary.truncated_lines;
   if (event.dialect != Dialect::Unknown) stream_dialect = event.dialect;
+  dedent_traceback_line();
 
   if (may_match) {
     raw_message = true;

@@ -182,11 +182,15 @@ TEST_CASE("Blocks with an error line take the light path around it", "[analysis]
       "[2026-07-01 16:00:00 TP1] Decode out of memory happened. #retracted_reqs: 2, #new_token_ratio: 0.5 -> 0.7",
       // A long line a terminal may have cut, and its headerless rest.
       "[2026-07-01 16:00:00] Received a request the tokenizer could not handle, the request",
+      // A traceback pasted indented as a whole.
+      "  Traceback (most recent call last):\n"
+      "    File \"scheduler.py\", line 1, in event_loop\n"
+      "  RuntimeError: something went wrong in the scheduler",
   };
   int lines = 0;
   for (int i = 0; i < 8000; ++i) {
     if (i % 40 == 17) {
-      const char* line = errors[rng() % 4];
+      const char* line = errors[rng() % 5];
       out << line << "\n";
       if (line == errors[3]) out << "was dropped after the first chunk failed\n";
     } else if (i % 3 == 0) {

@@ -68,6 +68,41 @@ TEST_CASE("An excerpt that starts inside a traceback still has one", "[analysis]
   CHECK(f->event_start == 1);
 }
 
+// A paste indented as a whole (a Markdown list, a quoted block): Python's
+// layout starts after the indent, and the exception line is still one.
+TEST_CASE("A traceback pasted indented as a whole is read as one", "[analysis][tiers]") {
+  auto book = load_builtin();
+  const std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/sgl-workspace/sglang/python/sglang/srt/server_args.py\", line 512, in __post_init__\n"
+      "    assert self.page_size == 1\n"
+      "AssertionError: the chosen attention backend needs a page size of 1\n";
+  auto indent = [&](const std::string& prefix, const std::string& pad) {
+    std::string out;
+    std::size_t from = 0;
+    while (from < traceback.size()) {
+      std::size_t end = traceback.find('\n', from);
+      out += prefix + traceback.substr(from, end - from) + pad + "\n";
+      from = end + 1;
+    }
+    return out;
+  };
+  const Finding* plain = strongest(scan_text(book, traceback));
+  REQUIRE(plain != nullptr);
+  for (const auto& [prefix, pad] : std::vector<std::pair<std::string, std::string>>{{"  ", ""}, {"    ", "      "}}) {
+    INFO("indent '" << prefix << "', padding '" << pad << "'");
+    auto report = scan_text(book, indent(prefix, pad));
+    const Finding* f = strongest(report);
+    REQUIRE(f != nullptr);
+    CHECK(f->rule_id == plain->rule_id);
+    CHECK(f->category == plain->category);
+    CHECK(f->exception == plain->exception);
+  }
+  // Indented text that is no traceback stays as it was.
+  auto prose = scan_text(book, "  Traceback counts were collected\n  RuntimeError is a word here\n");
+  for (const Finding& f : prose.findings) CHECK(f.severity < Severity::Error);
+}
+
 TEST_CASE("Out-of-memory words make memory pressure, warnings never feed the tiers", "[analysis][tiers]") {
   auto book = load_builtin();
   auto oom = scan_text(book, "RuntimeError: the allocator reports out of memory on device 0\n");
