@@ -255,12 +255,24 @@ void Analyzer::Impl::refine_serverless_findings() {
 
 
 // A pasted line that names no server (a bare traceback, a CUDA error): the
-// fixes that depend on the server are offered for the two that most logs
-// come from, as alternatives that say which server each is for, so the
-// reader is not left with nothing. They are advice: nothing is applied.
+// fixes that depend on the server are offered for the servers the rule is
+// for (for a rule of any server, the two that most logs come from), as
+// alternatives that say which server each is for, so the reader is not left
+// with nothing. They are advice: nothing is applied.
 void Analyzer::Impl::offer_fixes_per_server() {
-  static constexpr std::pair<const char*, const char*> kServers[] = {{"vllm", "vLLM"},
-                                                                     {"sglang", "SGLang"}};
+  static constexpr std::pair<const char*, const char*> kLabels[] = {
+      {"vllm", "vLLM"},          {"sglang", "SGLang"},   {"tgi", "TGI"},       {"llamacpp", "llama.cpp"},
+      {"trtllm", "TensorRT-LLM"}, {"lmdeploy", "LMDeploy"}, {"ollama", "Ollama"}};
+  auto servers_for = [](const RuleSpec& rule) {
+    std::vector<std::pair<const char*, const char*>> out;
+    bool any = std::find(rule.servers.begin(), rule.servers.end(), "any") != rule.servers.end();
+    for (const auto& entry : kLabels) {
+      bool named = std::find(rule.servers.begin(), rule.servers.end(), entry.first) != rule.servers.end();
+      bool common = std::string_view(entry.first) == "vllm" || std::string_view(entry.first) == "sglang";
+      if (any ? common : named) out.push_back(entry);
+    }
+    return out;
+  };
   // Bounded: a stream of thousands of distinct errors gets the offer on its
   // first ones only (stored findings are capped by their bytes already).
   constexpr std::size_t kMaxOffers = 32;
@@ -274,7 +286,7 @@ void Analyzer::Impl::offer_fixes_per_server() {
     auto index = static_cast<std::size_t>(spec - rules.rules.data());
     std::set<std::string> offered;
     for (const RemediationItem& item : f.remediation) offered.insert(item.name);
-    for (const auto& [server, label] : kServers) {
+    for (const auto& [server, label] : servers_for(*spec)) {
       std::map<std::string, Value> overrides{{"server", Value::of(std::string(server))},
                                              {"phase", Value::of(f.phase)}};
       lookup_overrides = &overrides;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
+#include <set>
 #include <algorithm>
 
 #include <thread>
@@ -328,6 +329,28 @@ TEST_CASE("A log that names no server gets each likely server's fixes as labelle
   }
   CHECK(vllm);
   CHECK(sglang);
+  // A rule of named servers offers each of them, not only vLLM and SGLang.
+  logrx::test::TempDir dir;
+  dir.write("a.json", logrx::test::rule_file(
+                          "{\"id\": \"x.peer\", \"title\": \"t\", \"category\": \"config_conflict\", "
+                          "\"severity\": \"error\", \"servers\": [\"vllm\", \"trtllm\"], \"pattern\": "
+                          "\"peer endpoints differ\", \"explanation\": \"e\", \"remediation\": ["
+                          "{\"flag\": \"--kv-transfer-config\", \"advice\": true, \"why\": \"same on both\", "
+                          "\"when\": \"server == \\\"vllm\\\"\"}, "
+                          "{\"env\": \"TRTLLM_NIXL_KVCACHE_BACKEND\", \"value\": \"UCX\", \"why\": \"one backend\", "
+                          "\"when\": \"server == \\\"trtllm\\\"\"}], "
+                          "\"examples\": {\"match\": [], \"no_match\": []}}"));
+  dir.write("v/flags.json", "{\"version\": 1, \"server\": \"vllm\", \"flags\": [\"--kv-transfer-config\"], \"env\": []}");
+  dir.write("t/flags.json", "{\"version\": 1, \"server\": \"trtllm\", \"flags\": [], \"env\": [\"TRTLLM_NIXL_KVCACHE_BACKEND\"]}");
+  logrx::Diagnostics errors;
+  auto book = logrx::Rulebook::load({{dir.path()}}, errors);
+  REQUIRE(book);
+  auto peer = scan_text(*book, "peer endpoints differ\n");
+  REQUIRE(peer.findings.size() == 1);
+  std::set<std::string> offered;
+  for (const RemediationItem& item : peer.findings[0].remediation)
+    if (item.why.rfind("if the server is ", 0) == 0) offered.insert(item.name);
+  CHECK(offered == std::set<std::string>{"--kv-transfer-config", "TRTLLM_NIXL_KVCACHE_BACKEND"});
   // Once the log names its server, only that server's fixes remain.
   auto named = scan_text(load_builtin(), "INFO 12-25 04:49:08 [api_server.py:1] vLLM API server version 0.11.0\n" + oom);
   for (const Finding& f : named.findings)
