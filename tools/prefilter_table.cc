@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "match/prefilter_options.h"
+#include "rules/capture_names.h"
 
 namespace {
 
@@ -112,7 +113,9 @@ void collect_patterns(const json& document, std::set<std::string>& patterns) {
   for (const json& rule : *rules) {
     if (!rule.is_object()) continue;
     auto pattern = rule.find("pattern");
-    if (pattern != rule.end() && pattern->is_string()) patterns.insert(pattern->get<std::string>());
+    // As the library loads it (rules/capture_names.h): the table is keyed by that text.
+    if (pattern != rule.end() && pattern->is_string())
+      patterns.insert(logrx::detail::rename_duplicate_captures(pattern->get<std::string>()));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "match/prefilter_table.h"
 #include "match/rulebook_impl.h"
 #include "match/template.h"
+#include "rules/capture_names.h"
 #include "rules/rule_loader.h"
 
 namespace logrx {
@@ -896,7 +897,9 @@ bool Rulebook::Impl::extract(std::size_t index, std::string_view message,
   captures.clear();
   for (std::size_t i = 1; i < groups; ++i) {
     if (rule.group_names[i].empty() || pieces[i].data() == nullptr) continue;
-    captures[rule.group_names[i]] = std::string(pieces[i].data(), pieces[i].size());
+    // One name used in several alternatives: the first group that took part.
+    captures.emplace(std::string(detail::canonical_capture_name(rule.group_names[i])),
+                     std::string(pieces[i].data(), pieces[i].size()));
   }
   return true;
 }
@@ -986,8 +989,9 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       }
       compiled.regex = std::make_unique<LazyRegex>(rule.pattern);
       compiled.group_names = capture_groups(rule.pattern);
-      for (const std::string& name : compiled.group_names) {
-        if (name.empty()) continue;
+      for (const std::string& group : compiled.group_names) {
+        if (group.empty()) continue;
+        std::string name(detail::canonical_capture_name(group));
         known.captures.insert(name);
         // The run variable wins a lookup, so such a capture could never be read.
         for (const char* builtin : kBuiltinVariables)
@@ -1057,8 +1061,8 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
     for (std::size_t i = 0; i < rule.must_match.size(); ++i) {
       for (const auto& [name, value] : rule.must_match[i].captures) {
         (void)value;
-        if (compiled.group_names.end() ==
-            std::find(compiled.group_names.begin(), compiled.group_names.end(), name))
+        if (std::none_of(compiled.group_names.begin(), compiled.group_names.end(),
+                         [&name](const std::string& group) { return detail::canonical_capture_name(group) == name; }))
           add_error(errors, rule, "rule.unknown-capture",
                     "/examples/match/" + std::to_string(i) + "/captures",
                     "example expects capture \"" + name + "\", which the pattern does not have");

@@ -2,6 +2,7 @@
 // Hand-written validation (not from_json) because every field must be checked
 // and every problem reported with its position, not only the first.
 #include "rules/rule_loader.h"
+#include "rules/capture_names.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -174,7 +175,7 @@ class RuleReader {
     }
     bool line_rule = spec.trigger == Trigger::Line;
     if (auto pattern = string_field("pattern", line_rule)) {
-      spec.pattern = *pattern;
+      spec.pattern = rename_duplicate_captures(*pattern);
       if (!line_rule) {
         fail("rule.unexpected-field", "/pattern",
              "only rules with trigger \"line\" have a pattern");

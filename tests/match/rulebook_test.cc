@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "logrx/analyzer.h"
 #include "logrx/rulebook.h"
 #include "match/rulebook_impl.h"
+#include "rules/capture_names.h"
 #include "support/test_support.h"
 
 using logrx::Diagnostics;
@@ -309,6 +311,36 @@ TEST_CASE("Remediation may only refer to captures the pattern has", "[match][rul
   CHECK(errors[0].code == "rule.unknown-capture");
   CHECK(errors[0].json_pointer == "/rules/0/remediation/1/value");
   CHECK(errors[1].code == "rule.bad-template");
+}
+
+// One capture name in two alternatives (two wordings of one message): RE2
+// refuses that, so the loader renames the later uses and reads them back.
+TEST_CASE("A capture name may be used in several alternatives", "[match][rulebook]") {
+  TempDir dir;
+  dir.write("a.json", R"json({"version": 1, "rules": [
+    {"id": "x.two-wordings", "title": "{resource} is short", "category": "other", "severity": "error",
+     "servers": ["any"], "explanation": "e", "remediation": [],
+     "pattern": "(?:Insufficient (?P<resource>[a-z]+) \\((?P<count>\\d+)\\)|(?P<count>\\d+) Insufficient (?P<resource>[a-z.]+))",
+     "examples": {"match": [{"line": "0/3 nodes are available: 3 Insufficient memory.", "captures": {"count": "3", "resource": "memory."}},
+                            {"line": "predicates:: Insufficient cpu (9)", "captures": {"resource": "cpu", "count": "9"}}],
+                  "no_match": ["all nodes are available"]}}]})json");
+  Diagnostics errors;
+  auto book = Rulebook::load({{dir.path()}}, errors);
+  for (const auto& e : errors) UNSCOPED_INFO(e.code << ": " << e.message);
+  REQUIRE(book.has_value());
+  CHECK(Rulebook::lint({{dir.path()}}).empty());
+  auto report = logrx::test_examples(*book);
+  for (const auto& f : report.failures) UNSCOPED_INFO(f.reason);
+  CHECK(report.failures.empty());
+  std::map<std::string, std::string> captures;
+  REQUIRE(book->match_rule(0, "predicates:: Insufficient cpu (9)", captures));
+  CHECK(captures == std::map<std::string, std::string>{{"count", "9"}, {"resource", "cpu"}});
+  // The renaming leaves classes, escapes and lookalikes alone.
+  CHECK(logrx::detail::rename_duplicate_captures(R"r((?P<a>x)[(?P<a>]\((?P<a>y)(?P<b>z)(?P<a>w))r") ==
+        R"r((?P<a>x)[(?P<a>]\((?P<a__dup2>y)(?P<b>z)(?P<a__dup3>w))r");
+  CHECK(logrx::detail::canonical_capture_name("a__dup12") == "a");
+  CHECK(logrx::detail::canonical_capture_name("a__dupx") == "a__dupx");
+  CHECK(logrx::detail::canonical_capture_name("__dup2") == "__dup2");
 }
 
 TEST_CASE("match_rule extracts the named captures that took part", "[match][rulebook]") {
