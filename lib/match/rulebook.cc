@@ -1059,8 +1059,8 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
                   "supersedes \"" + rule.supersedes[i] + "\", which is not a rule of this rulebook");
     }
     for (std::size_t i = 0; i < rule.must_match.size(); ++i) {
-      for (const auto& [name, value] : rule.must_match[i].captures) {
-        (void)value;
+      for (const auto& expected : rule.must_match[i].captures) {
+        const std::string& name = expected.first;
         if (std::none_of(compiled.group_names.begin(), compiled.group_names.end(),
                          [&name](const std::string& group) { return detail::canonical_capture_name(group) == name; }))
           add_error(errors, rule, "rule.unknown-capture",
