@@ -205,7 +205,12 @@ Dialect detail::next_server(Dialect server, Dialect dialect, std::string_view me
       return dialect;
     return server;
   }
-  if (server != Dialect::Unknown || message.find(".py\"") == std::string_view::npos) return server;
+  if (server != Dialect::Unknown) return server;
+  // A server's own tag or sources inside another program's line: TensorRT-LLM's
+  // "[TensorRT-LLM][ERROR]" in a Triton log, ggml's sources in an assertion.
+  if (message.find("[TensorRT-LLM]") != std::string_view::npos) return Dialect::TRTLLM;
+  if (message.find("/ggml/src/") != std::string_view::npos) return Dialect::LlamaCpp;
+  if (message.find(".py\"") == std::string_view::npos) return server;
   static constexpr std::pair<std::string_view, Dialect> kPaths[] = {
       {"/sglang/", Dialect::SGLang},           {"/vllm/", Dialect::VLLM},
       {"/text_generation_server/", Dialect::TGI}, {"/tensorrt_llm/", Dialect::TRTLLM},

@@ -360,6 +360,22 @@ TEST_CASE("A log that names no server gets each likely server's fixes as labelle
     }
 }
 
+// Another program's line (Triton's glog, a bare assertion) that carries a
+// server's own tag or sources names the run's server.
+TEST_CASE("A server's tag or sources inside another program's line name the run's server",
+          "[analysis][runs]") {
+  auto server_of = [](const std::string& log) {
+    Report report = scan_text(load_builtin(), log);
+    REQUIRE(!report.runs.empty());
+    return report.runs.front().server;
+  };
+  CHECK(server_of("I1127 13:25:50.480183 47468 pb_stub.cc:366] \"Failed to initialize Python stub: "
+                  "AssertionError: [TensorRT-LLM][ERROR] Assertion failed: model type\"\n") == "trtllm");
+  CHECK(server_of("/home/u/llama.cpp/ggml/src/ggml.c:3023: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n") ==
+        "llamacpp");
+  CHECK(server_of("some tool printed [TensorRT] and ggml words\n") == "unknown");
+}
+
 // "no usable GPU found" before the CUDA device is listed: the later line
 // explains the earlier finding away once the run's facts are complete.
 TEST_CASE("A finding is demoted to info when later evidence in its run explains it (demote_when)",
