@@ -59,5 +59,9 @@ class DayClock {
 // except that Ollama passes llama.cpp's runner output through (Ollama wins),
 // and a log without headers names its server in its tracebacks' paths.
 Dialect next_server(Dialect server, Dialect dialect, std::string_view message);
+// The server a journald/syslog program name or systemd unit names where its
+// lines cannot ("ollama", "ollama.service": its runner's lines are llama.cpp's);
+// Unknown for any other.
+Dialect server_of_program(std::string_view program);
 
 }  // namespace logrx::detail

@@ -393,6 +393,11 @@ void Analyzer::Impl::process_unwrapped(std::string_view text, bool truncated,
 void Analyzer::Impl::apply_envelope() {
   if (envelope_meta == nullptr) return;
   sanitize_line(envelope_meta->source, event.origin);
+  // journald's or syslog's program ("ollama[1405]:", the unit ollama.service)
+  // names the server before its lines do: Ollama's runner writes llama.cpp's
+  // lines, and the first of them may be the error.
+  if (Dialect named = detail::server_of_program(event.origin); named != Dialect::Unknown)
+    note_server(named, {});
   if (envelope_meta->has_timestamp) note_dated(envelope_meta->timestamp);
   if (!event.has_timestamp && envelope_meta->has_timestamp) {
     event.has_timestamp = true;

@@ -220,6 +220,14 @@ Dialect detail::next_server(Dialect server, Dialect dialect, std::string_view me
   return server;
 }
 
+Dialect detail::server_of_program(std::string_view program) {
+  if (detail::ends_with(program, ".service")) program.remove_suffix(8);
+  // Only where the lines cannot tell: Ollama's runner writes llama.cpp's
+  // lines. Every other server's own headers name it, and a unit named after
+  // one server may well run another.
+  return program == "ollama" ? Dialect::Ollama : Dialect::Unknown;
+}
+
 void Analyzer::Impl::note_server(Dialect dialect, std::string_view message) {
   run.server = detail::next_server(run.server, dialect, message);
 }

@@ -7,6 +7,7 @@
 
 #include "logrx/analyzer.h"
 #include "logrx/output.h"
+#include "analysis/analyzer_impl.h"
 #include "support/test_support.h"
 
 using logrx::Analyzer;
@@ -374,6 +375,21 @@ TEST_CASE("A server's tag or sources inside another program's line name the run'
   CHECK(server_of("/home/u/llama.cpp/ggml/src/ggml.c:3023: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n") ==
         "llamacpp");
   CHECK(server_of("some tool printed [TensorRT] and ggml words\n") == "unknown");
+}
+
+// journalctl -u ollama: the program in front of every line is the server,
+// though the first lines (the runner's) are llama.cpp's.
+TEST_CASE("The program a journald or syslog line names is the run's server", "[analysis][runs]") {
+  Report report = scan_text(load_builtin(),
+                            "May 16 15:11:15 gpu1 ollama[1405]: llama_init_from_model: V cache quantization requires flash_attn\n"
+                            "May 16 15:11:15 gpu1 ollama[1405]: panic: unable to create llama context\n");
+  REQUIRE(!report.runs.empty());
+  CHECK(report.runs.front().server == "ollama");
+  REQUIRE(!report.findings.empty());
+  CHECK(report.findings.front().server == "ollama");
+  CHECK(logrx::detail::server_of_program("ollama.service") == logrx::Dialect::Ollama);
+  CHECK(logrx::detail::server_of_program("vllm.service") == logrx::Dialect::Unknown);
+  CHECK(logrx::detail::server_of_program("python3") == logrx::Dialect::Unknown);
 }
 
 // "no usable GPU found" before the CUDA device is listed: the later line
