@@ -361,6 +361,7 @@ struct Analyzer::Impl {
   void open_new_event();
   void track_event();
   void close_event();
+  void match_quoted_cause();
   // A line of a traceback pasted indented as a whole, read without the
   // indent (and the trailing spaces a padded paste adds).
   void dedent_traceback_line();

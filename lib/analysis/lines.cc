@@ -670,6 +670,41 @@ void Analyzer::Impl::rejoin_cut_line(bool may_match) {
   }
 }
 
+// A wrapper that quotes its cause ("Worker failed with error '<message>',
+// please check the stack trace above"), in a capture named "inner": the
+// quoted message is matched as a message of its own, and a specific rule
+// that knows it names the cause on this line (causes outrank wrappers).
+void Analyzer::Impl::match_quoted_cause() {
+  constexpr std::size_t kShortestCause = 8;
+  const std::string* inner = nullptr;
+  for (const Match& m : matches) {
+    const RuleSpec& rule = rules.rules[m.rule];
+    if (!rule.wrapper) continue;
+    auto it = m.captures.find("inner");
+    if (it != m.captures.end() && it->second.size() >= kShortestCause) inner = &it->second;
+  }
+  if (inner == nullptr) return;
+  bool cause_known = std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
+    const RuleSpec& rule = rules.rules[m.rule];
+    return rule.tier == Tier::Rule && !rule.silent && !rule.wrapper;
+  });
+  if (cause_known) return;
+  std::string quoted = *inner;
+  std::string message = std::exchange(event.message, std::move(quoted));
+  std::vector<Match> outer = std::move(matches);
+  bool raw = std::exchange(raw_message, false);  // not the block's own text
+  collect_matches();
+  raw_message = raw;
+  event.message = std::move(message);
+  for (Match& m : matches) {
+    const RuleSpec& rule = rules.rules[m.rule];
+    if (rule.tier != Tier::Rule || rule.silent || rule.wrapper) continue;
+    if (std::any_of(outer.begin(), outer.end(), [&m](const Match& o) { return o.rule == m.rule; })) continue;
+    outer.push_back(std::move(m));
+  }
+  matches = std::move(outer);
+}
+
 bool Analyzer::Impl::has_specific_match() const {
   return std::any_of(matches.begin(), matches.end(), [this](const Match& m) {
     return rules.rules[m.rule].tier == Tier::Rule && !rules.rules[m.rule].silent;
@@ -678,6 +713,7 @@ bool Analyzer::Impl::has_specific_match() const {
 
 void Analyzer::Impl::find_matches() {
   collect_matches();
+  match_quoted_cause();
   // A message inside a JSON error body or a repr ({"message": "... model\'s
   // context ..."}) is matched as its author wrote it when nothing specific
   // matched the escaped form.

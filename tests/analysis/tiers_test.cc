@@ -2,6 +2,7 @@
 // Structure and lexical tiers: an unknown error still gets a category and the
 // flags its message names, and never outranks a specific rule.
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include "logrx/analyzer.h"
 #include "support/test_support.h"
@@ -101,6 +102,29 @@ TEST_CASE("A traceback pasted indented as a whole is read as one", "[analysis][t
   // Indented text that is no traceback stays as it was.
   auto prose = scan_text(book, "  Traceback counts were collected\n  RuntimeError is a word here\n");
   for (const Finding& f : prose.findings) CHECK(f.severity < Severity::Error);
+}
+
+// vLLM's executor re-raises a worker's exception inside its own message:
+// a rule that knows the quoted message names the cause on that line.
+TEST_CASE("A wrapper's quoted cause is matched as a message of its own", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto report = scan_text(book,
+                          "(EngineCore_DP0 pid=9) ERROR 07-01 16:00:00 [core.py:1] RuntimeError: Worker failed with "
+                          "error 'CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 "
+                          "GiB of which 1.2 GiB is free.', please check the stack trace above for the root cause\n");
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->category == Category::MemoryPressure);
+  CHECK(f->line == 1);
+  CHECK(std::any_of(report.findings.begin(), report.findings.end(),
+                    [](const Finding& w) { return w.rule_id == "vllm.lifecycle.worker-failed-with-error"; }));
+  // A quote no rule knows leaves the wrapper alone.
+  auto unknown = scan_text(book,
+                           "(EngineCore_DP0 pid=9) ERROR 07-01 16:00:00 [core.py:1] RuntimeError: Worker failed with "
+                           "error 'something nobody wrote a rule for', please check the stack trace above for the root cause\n");
+  const Finding* w = strongest(unknown);
+  REQUIRE(w != nullptr);
+  CHECK(w->rule_id == "vllm.lifecycle.worker-failed-with-error");
 }
 
 TEST_CASE("Out-of-memory words make memory pressure, warnings never feed the tiers", "[analysis][tiers]") {
