@@ -2,6 +2,7 @@
 // Recognises the line headers of SGLang and vLLM (see the catalogs in
 // docs/formats.md) without regular expressions: this runs on every line.
 #include <array>
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -446,6 +447,43 @@ bool parse_glog(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
+// Python's logging as KServe's model server (and others) formats it:
+// "2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] message"
+// (time, pid, logger, level, [file:function():line]). The server is not known
+// from it: the level, time and message are taken.
+bool parse_python_logging(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 30 || !is_digit(text[0])) return false;
+  Timestamp ts;
+  std::size_t pos = parse_full_timestamp(text, 0, ts);
+  if (pos == 0 || pos >= text.size() || text[pos] != ' ') return false;
+  std::size_t time_end = pos++;
+  std::size_t pid_start = pos;
+  while (pos < text.size() && is_digit(text[pos])) ++pos;
+  if (pos == pid_start || pos >= text.size() || text[pos] != ' ') return false;
+  std::size_t logger_start = ++pos;
+  while (pos < text.size() && (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_' ||
+                               text[pos] == '.' || text[pos] == '-'))
+    ++pos;
+  if (pos == logger_start || pos >= text.size() || text[pos] != ' ') return false;
+  std::string_view logger = text.substr(logger_start, pos - logger_start);
+  std::string_view level = level_at_start(text.substr(++pos));
+  if (level.empty()) return false;
+  pos += level.size();
+  if (pos + 1 >= text.size() || text[pos] != ' ' || text[pos + 1] != '[') return false;
+  std::size_t close = text.find("] ", pos + 2);
+  if (close == std::string_view::npos || close > pos + 160) return false;
+  std::string_view where = text.substr(pos + 2, close - pos - 2);
+  if (where.find(':') == std::string_view::npos) return false;
+  event.has_timestamp = true;
+  event.timestamp = ts;
+  event.timestamp_text = text.substr(0, time_end);
+  event.level = level;
+  event.process = logger;
+  event.source = where;
+  event.message = text.substr(close + 2);
+  return true;
+}
+
 // "vllm-1  | " (docker compose) in front of a server's own line. Returns the
 // index after it, or 0.
 std::size_t compose_prefix(std::string_view text) {
@@ -667,6 +705,8 @@ HeaderView parse_header_body(std::string_view text) {
   view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
   detail::HeaderView glog;
   if (parse_glog(text, glog)) return glog;
+  detail::HeaderView python;
+  if (parse_python_logging(text, python)) return python;
   return view;
 }
 

@@ -134,6 +134,25 @@ TEST_CASE("Colour codes whose ESC a paste lost are removed too", "[parse][saniti
   CHECK(e.text == "red\xEF\xBF\xBD not a code");
 }
 
+TEST_CASE("Python's logging as KServe formats it gives the level, time and message", "[parse]") {
+  LineEvent e;
+  parse_line("2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: "
+             "integer division or modulo by zero", 1, e);
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.level == "ERROR");
+  CHECK(e.has_timestamp);
+  CHECK(e.timestamp.year == 2024);
+  CHECK(e.timestamp.millisecond == 488);
+  CHECK(e.process == "kserve");
+  CHECK(e.source == "__main__.py:<module>():254");
+  CHECK(e.message == "Failed to start model server: integer division or modulo by zero");
+  // Look-alikes stay text.
+  parse_line("2024-07-01 07:28:04.488 1 kserve said ERROR [x] no", 1, e);
+  CHECK(e.level.empty());
+  parse_line("2024-07-01 07:28:04.488 12 items ERROR [no colon] here", 1, e);
+  CHECK(e.level.empty());
+}
+
 TEST_CASE("Colour codes and CRs written out as text are removed", "[parse][sanitize]") {
   LineEvent e;
   // A paste that dropped the ESC bytes.
