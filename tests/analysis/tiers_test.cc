@@ -88,7 +88,8 @@ TEST_CASE("A traceback pasted indented as a whole is read as one", "[analysis][t
     }
     return out;
   };
-  const Finding* plain = strongest(scan_text(book, traceback));
+  auto plain_report = scan_text(book, traceback);
+  const Finding* plain = strongest(plain_report);
   REQUIRE(plain != nullptr);
   for (const auto& [prefix, pad] : std::vector<std::pair<std::string, std::string>>{{"  ", ""}, {"    ", "      "}}) {
     INFO("indent '" << prefix << "', padding '" << pad << "'");
