@@ -629,44 +629,13 @@ const re2::RE2& LazyRegex::get() const {
   return *regex_;
 }
 
-namespace {
-
-// The index after the escape ("\\x", "\\Q...\\E") or class ("[...]") that
-// starts at pattern[i], or i + 1 for any other character.
-std::size_t skip_pattern_unit(std::string_view pattern, std::size_t i) {
-  char c = pattern[i];
-  if (c == '\\') {
-    if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
-      std::size_t end = pattern.find("\\E", i + 2);
-      return end == std::string_view::npos ? pattern.size() : end + 2;
-    }
-    return std::min(pattern.size(), i + 2);
-  }
-  if (c != '[') return i + 1;
-  std::size_t j = i + 1;
-  if (j < pattern.size() && pattern[j] == '^') ++j;
-  if (j < pattern.size() && pattern[j] == ']') ++j;
-  while (j < pattern.size() && pattern[j] != ']') {
-    if (pattern[j] == '\\') {
-      j += 2;
-    } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
-      std::size_t end = pattern.find(":]", j + 2);
-      j = end == std::string_view::npos ? j + 1 : end + 2;
-    } else {
-      ++j;
-    }
-  }
-  return std::min(pattern.size(), j + 1);
-}
-
-}  // namespace
 
 std::vector<std::string> capture_groups(std::string_view pattern) {
   std::vector<std::string> groups{""};
   for (std::size_t i = 0; i < pattern.size();) {
     char c = pattern[i];
     if (c == '\\' || c == '[') {
-      i = skip_pattern_unit(pattern, i);
+      i = detail::skip_pattern_unit(pattern, i);
       continue;
     }
     std::size_t at = i++;
@@ -696,11 +665,11 @@ bool block_searchable(std::string_view pattern) {
       char next = pattern[i + 1];
       // Word boundaries and text anchors depend on what surrounds the message.
       if (next == 'b' || next == 'B' || next == 'A' || next == 'z') return false;
-      i = skip_pattern_unit(pattern, i);
+      i = detail::skip_pattern_unit(pattern, i);
       continue;
     }
     if (c == '[') {
-      i = skip_pattern_unit(pattern, i);
+      i = detail::skip_pattern_unit(pattern, i);
       continue;
     }
     if (c == '^' || c == '$') return false;
@@ -729,7 +698,7 @@ std::vector<std::string> split_alternatives(std::string_view pattern) {
     for (std::size_t i = 0; i < text.size();) {
       char c = text[i];
       if (c == '\\' || c == '[') {
-        i = skip_pattern_unit(text, i);
+        i = detail::skip_pattern_unit(text, i);
         continue;
       }
       if (c == '(') ++depth;

@@ -8,6 +8,7 @@
 // same way, so the table is keyed by the pattern the library compiles.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -16,6 +17,34 @@ namespace logrx::detail {
 
 inline constexpr std::string_view kDuplicateCaptureMark = "__dup";
 
+// The index after the escape ("\\x", "\\Q...\\E") or class ("[...]") that
+// starts at pattern[i], or i + 1 for any other character.
+inline std::size_t skip_pattern_unit(std::string_view pattern, std::size_t i) {
+  char c = pattern[i];
+  if (c == '\\') {
+    if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
+      std::size_t end = pattern.find("\\E", i + 2);
+      return end == std::string_view::npos ? pattern.size() : end + 2;
+    }
+    return std::min(pattern.size(), i + 2);
+  }
+  if (c != '[') return i + 1;
+  std::size_t j = i + 1;
+  if (j < pattern.size() && pattern[j] == '^') ++j;
+  if (j < pattern.size() && pattern[j] == ']') ++j;
+  while (j < pattern.size() && pattern[j] != ']') {
+    if (pattern[j] == '\\') {
+      j += 2;
+    } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
+      std::size_t end = pattern.find(":]", j + 2);
+      j = end == std::string_view::npos ? j + 1 : end + 2;
+    } else {
+      ++j;
+    }
+  }
+  return std::min(pattern.size(), j + 1);
+}
+
 inline std::string rename_duplicate_captures(std::string_view pattern) {
   std::string out;
   out.reserve(pattern.size());
@@ -23,34 +52,8 @@ inline std::string rename_duplicate_captures(std::string_view pattern) {
   std::size_t i = 0;
   while (i < pattern.size()) {
     char c = pattern[i];
-    if (c == '\\') {
-      // \Q...\E is literal text; any other escape is two characters.
-      if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {
-        std::size_t end = pattern.find("\\E", i + 2);
-        std::size_t stop = end == std::string_view::npos ? pattern.size() : end + 2;
-        out.append(pattern.substr(i, stop - i));
-        i = stop;
-        continue;
-      }
-      out.append(pattern.substr(i, 2));
-      i += 2;
-      continue;
-    }
-    if (c == '[') {  // a class: no group starts inside it
-      std::size_t j = i + 1;
-      if (j < pattern.size() && pattern[j] == '^') ++j;
-      if (j < pattern.size() && pattern[j] == ']') ++j;
-      while (j < pattern.size() && pattern[j] != ']') {
-        if (pattern[j] == '\\') {
-          j += 2;
-        } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
-          std::size_t end = pattern.find(":]", j + 2);
-          j = end == std::string_view::npos ? j + 1 : end + 2;
-        } else {
-          ++j;
-        }
-      }
-      std::size_t stop = std::min(pattern.size(), j + 1);
+    if (c == '\\' || c == '[') {  // an escape or a class: no group starts inside it
+      std::size_t stop = skip_pattern_unit(pattern, i);
       out.append(pattern.substr(i, stop - i));
       i = stop;
       continue;
