@@ -119,6 +119,14 @@ struct Analyzer::Impl {
     std::string last_exception;
     std::uint64_t last_exception_line = 0;
     std::vector<std::string> frames;  // files of the innermost traceback frames
+    // The innermost "raise X(" source line, for a paste cut before the
+    // exception line it would have printed.
+    std::string raised_type;
+    std::uint64_t raised_line = 0;
+    std::string raised_message;
+    std::string raised_text;
+    std::string raised_level;
+    std::string raised_timestamp;
     // A traceback pasted indented as a whole ("  Traceback (most recent call
     // last):"): the spaces its lines carry in front of Python's own layout.
     std::size_t indent = 0;
@@ -127,6 +135,8 @@ struct Analyzer::Impl {
     void reset() {
       frames.clear();
       indent = 0;
+      raised_type.clear();
+      raised_line = 0;
       last_exception_line = 0;
       open = false;
       traceback = false;
@@ -361,6 +371,7 @@ struct Analyzer::Impl {
   void open_new_event();
   void track_event();
   void close_event();
+  void offer_raised_exception();
   void match_quoted_cause();
   // A line of a traceback pasted indented as a whole, read without the
   // indent (and the trailing spaces a padded paste adds).

@@ -93,13 +93,40 @@ void Analyzer::Impl::track_event() {
     // Only the innermost frames say which module raised the exception.
     if (open_event.frames.size() >= kFramesKept) open_event.frames.erase(open_event.frames.begin());
     open_event.frames.emplace_back(file);
+  } else if (std::string_view raised = raised_exception(m); !raised.empty() && open_event.traceback) {
+    open_event.raised_type.assign(raised);
+    open_event.raised_line = event.line;
+    open_event.raised_message.assign(m, m.find_first_not_of(" \t"));
+    open_event.raised_text = event.text;
+    open_event.raised_level = event.level;
+    open_event.raised_timestamp = event.timestamp_text;
   } else if (is_chain_marker(m) || opens_traceback(m)) {
     open_event.after_exception = false;
   }
 }
 
+// A traceback pasted up to its innermost "raise ValueError(" but not the
+// exception line: the structure rules still read the exception's type and
+// the module that raised it (the frames), as they would the missing line.
+void Analyzer::Impl::offer_raised_exception() {
+  if (!open_event.traceback || open_event.raised_type.empty() ||
+      open_event.raised_line < open_event.last_exception_line || fallback.size() >= kMaxFallbackCandidates)
+    return;
+  Dialect effective = open_event.dialect != Dialect::Unknown ? open_event.dialect : run.server;
+  std::map<std::string, std::string> captures;
+  for (std::size_t index = 0; index < rules.rules.size(); ++index) {
+    if (rules.rules[index].tier != Tier::Structure || !rules.applies_to(index, effective)) continue;
+    if (!rules.extract(index, open_event.raised_type, captures)) continue;
+    fallback.push_back(Candidate{index, captures, open_event.raised_line, open_event.raised_message,
+                                 open_event.raised_text, open_event.raised_level, open_event.process,
+                                 open_event.raised_timestamp, false, std::string()});
+    if (fallback.size() >= kMaxFallbackCandidates) break;
+  }
+}
+
 void Analyzer::Impl::close_event() {
   if (!open_event.open) return;
+  offer_raised_exception();
   resolve_fallback(true);
   std::vector<Held> waiting = std::move(held);
   std::vector<std::string> texts = std::move(held_text);

@@ -3,6 +3,7 @@
 // lines, traceback frames, error levels, and the phase indices.
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -126,6 +127,29 @@ inline std::string_view frame_file(std::string_view message) {
   std::size_t end = message.find('"', start);
   if (end == std::string_view::npos) return {};
   return message.substr(start, end - start);
+}
+
+// The exception a traceback's source line raises ("    raise ValueError(",
+// "raise RuntimeError(msg)"): a paste cut after it still says what was
+// raised, and where. "" for any other line.
+inline std::string_view raised_exception(std::string_view message) {
+  std::size_t i = 0;
+  while (i < message.size() && (message[i] == ' ' || message[i] == '\t')) ++i;
+  if (message.compare(i, 6, "raise ") != 0) return {};
+  std::size_t start = i + 6;
+  std::size_t end = start;
+  while (end < message.size() &&
+         (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_' ||
+          message[end] == '.'))
+    ++end;
+  std::string_view name = message.substr(start, end - start);
+  // A class ("ValueError", "torch.OutOfMemoryError"), not a variable
+  // re-raised ("raise e", "raise self.error").
+  std::size_t last = name.rfind('.');
+  std::string_view own = last == std::string_view::npos ? name : name.substr(last + 1);
+  if (own.empty() || !std::isupper(static_cast<unsigned char>(own[0]))) return {};
+  if (end < message.size() && message[end] != '(' && message[end] != ' ') return {};
+  return name;
 }
 
 // A line that reports an error by its level or its shape. Warnings and

@@ -121,7 +121,13 @@ void Analyzer::Impl::resolve_fallback(bool in_event) {
     return;
   }
   const std::vector<std::string>* frames = in_event ? &open_event.frames : nullptr;
-  std::uint64_t final_exception = in_event ? open_event.last_exception_line : 0;
+  // A traceback cut after a raise line ends in that raise, not in the
+  // exception line of an earlier traceback of its chain.
+  std::uint64_t final_exception = !in_event ? 0
+                                  : !open_event.raised_type.empty() &&
+                                            open_event.raised_line > open_event.last_exception_line
+                                      ? open_event.raised_line
+                                      : open_event.last_exception_line;
   const Candidate* best = nullptr;
   std::tuple<int, int, int, std::uint64_t> best_rank{};
   for (const Candidate& c : fallback) {

@@ -313,6 +313,57 @@ TEST_CASE("One rule on several lines of one traceback is one finding", "[analysi
   CHECK(ooms == 1);
 }
 
+TEST_CASE("A traceback cut after its raise line is read by the structure rules", "[analysis][events]") {
+  auto book = load_builtin();
+  auto ids = [](const Report& report) {
+    std::set<std::string> out;
+    for (const Finding& f : report.findings) out.insert(f.rule_id);
+    return out;
+  };
+  const std::string frame = "  File \"/x/vllm/engine/arg_utils.py\", line 9, in create_engine_config\n";
+  SECTION("the raised type and the raising module give the category") {
+    auto report = scan_text(book, "Traceback (most recent call last):\n" + frame + "    raise ValueError(\n");
+    auto found = ids(report);
+    CHECK(found.count("logrx.structure.config-validation") == 1);
+    for (const Finding& f : report.findings)
+      if (f.rule_id == "logrx.structure.config-validation") {
+        CHECK(f.line == 3);
+        CHECK(f.captures.at("exception_type") == "ValueError");
+      }
+  }
+  SECTION("a module the rule does not name gives no structure finding") {
+    auto report = scan_text(book, "Traceback (most recent call last):\n"
+                                  "  File \"/x/vllm/model_executor/models/llama.py\", line 9, in forward\n"
+                                  "    raise ValueError(\n");
+    CHECK(ids(report).count("logrx.structure.config-validation") == 0);
+  }
+  SECTION("a variable re-raised names no type") {
+    auto report = scan_text(book, "Traceback (most recent call last):\n" + frame + "    raise e\n");
+    CHECK(ids(report).count("logrx.structure.config-validation") == 0);
+  }
+  SECTION("the exception line, when present, decides") {
+    auto report = scan_text(book, "Traceback (most recent call last):\n" + frame +
+                                      "    raise ValueError(\n"
+                                      "KeyError: 'x'\n");
+    for (const Finding& f : report.findings)
+      if (f.rule_id == "logrx.structure.config-validation") CHECK(f.line == 4);
+  }
+  SECTION("a chained traceback cut after its second raise uses that raise") {
+    auto report = scan_text(book, "Traceback (most recent call last):\n"
+                                  "  File \"/x/vllm/model_executor/models/llama.py\", line 9, in forward\n"
+                                  "    raise KeyError(k)\n"
+                                  "KeyError: 'layers.0.weight'\n"
+                                  "\n"
+                                  "During handling of the above exception, another exception occurred:\n"
+                                  "\n"
+                                  "Traceback (most recent call last):\n" + frame + "    raise ValueError(\n");
+    bool raised = false;
+    for (const Finding& f : report.findings)
+      if (f.rule_id == "logrx.structure.config-validation") raised |= f.line == 10;
+    CHECK(raised);
+  }
+}
+
 TEST_CASE("A log that names no server gets each likely server's fixes as labelled advice",
           "[analysis][remediation]") {
   const std::string oom =
