@@ -591,10 +591,14 @@ bool Rulebook::Impl::compile_selector() const {
     // automaton's budget: it goes straight to shards of a size that does,
     // rather than first failing to compile whole (most of the time it takes).
     constexpr std::size_t kShardRules = 1536;
-    if (selector_rules.size() <= kShardRules && selector->Compile()) {
-      shards.push_back(Shard{std::move(selector), 0});
-      selector_ok = true;
-      return;
+    if (selector_rules.size() <= kShardRules) {
+      selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
+      for (int rule : selector_rules) selector->Add(rules[static_cast<std::size_t>(rule)].pattern, nullptr);
+      if (selector->Compile()) {
+        shards.push_back(Shard{std::move(selector), 0});
+        selector_ok = true;
+        return;
+      }
     }
     // Over the memory budget: halves, until each part fits (a single
     // pattern that does not fit leaves the rulebook unusable; lint says so).
@@ -931,17 +935,21 @@ std::optional<Rulebook> Rulebook::compile(std::vector<RuleSpec> rules,
       for (auto& [name, spec] : list.arguments) same->arguments[name] = std::move(spec);
     }
   }
-  impl->selector = std::make_unique<re2::RE2::Set>(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   impl->compiled.reserve(rules.size());
 
-  // Adding a pattern to the selector parses it, which is what tells a bad
-  // one; the selector's automaton and each rule's own regex are compiled
-  // when first used (Rulebook::lint compiles them all and checks them).
+  // Parsing a pattern is what tells a bad one. A pattern the build-time
+  // prefilter table holds was parsed, with these options, when logrx was
+  // built: a built-in rulebook parses none of its ~800 patterns at start-up.
+  // The selector's automaton and each rule's own regex are built when first
+  // used (Rulebook::lint compiles them all and checks them).
   std::vector<int> set_indices(rules.size(), -1);
   std::vector<std::string> set_errors(rules.size());
+  re2::RE2::Set parse_check(regex_options(kSetMaxMem), re2::RE2::UNANCHORED);
   for (std::size_t i = 0; i < rules.size(); ++i) {
     if (rules[i].trigger != Trigger::Line) continue;
-    set_indices[i] = impl->selector->Add(rules[i].pattern, &set_errors[i]);
+    set_indices[i] = precomputed_prefilter(rules[i].pattern) != nullptr
+                         ? 0
+                         : parse_check.Add(rules[i].pattern, &set_errors[i]);
     if (set_indices[i] >= 0) impl->selector_rules.push_back(static_cast<int>(i));
   }
 

@@ -86,7 +86,7 @@ struct Rulebook::Impl {
   // rulebook that is only listed or linted never needs it), once, thread-safely.
   // A rulebook too large for one automaton's memory budget is split into
   // shards, each holding a range of selector_rules.
-  mutable std::unique_ptr<re2::RE2::Set> selector;  // until compiled: then shards[0], or split
+  mutable std::unique_ptr<re2::RE2::Set> selector;  // built by compile_selector: then shards[0], or split
   struct Shard {
     std::unique_ptr<re2::RE2::Set> set;
     std::size_t first = 0;  // into selector_rules

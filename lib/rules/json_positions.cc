@@ -2,6 +2,7 @@
 #include "rules/json_positions.h"
 
 #include <algorithm>
+#include <array>
 
 namespace logrx::detail {
 namespace {
@@ -60,15 +61,19 @@ TextPosition JsonPositions::find(const std::string& pointer) const {
 }
 
 TextPosition JsonPositions::position_of(std::size_t offset) {
-  // Offsets only grow during the walk, so counting is incremental.
-  for (; counted_offset_ < offset && counted_offset_ < text_.size(); ++counted_offset_) {
-    if (text_[counted_offset_] == '\n') {
-      ++counted_.line;
-      counted_.column = 1;
-    } else {
-      ++counted_.column;
-    }
+  // Offsets only grow during the walk, so counting is incremental; whole
+  // lines at a time (this walk runs on every rule file at every start).
+  offset = std::min(offset, text_.size());
+  if (offset <= counted_offset_) return counted_;
+  std::string_view span = text_.substr(counted_offset_, offset - counted_offset_);
+  std::size_t last_newline = span.rfind('\n');
+  if (last_newline == std::string_view::npos) {
+    counted_.column += static_cast<int>(span.size());
+  } else {
+    counted_.line += static_cast<int>(std::count(span.begin(), span.end(), '\n'));
+    counted_.column = static_cast<int>(span.size() - last_newline);
   }
+  counted_offset_ = offset;
   return counted_;
 }
 
@@ -89,8 +94,16 @@ void JsonPositions::skip_space() {
 }
 
 void JsonPositions::skip_nested() {
+  // Only strings, comments and brackets matter inside a skipped value.
+  static constexpr auto kStops = [] {
+    std::array<bool, 256> stops{};
+    for (unsigned char c : std::string_view("\"/{}[]")) stops[c] = true;
+    return stops;
+  }();
   int open = 0;
   while (pos_ < text_.size()) {
+    while (pos_ < text_.size() && !kStops[static_cast<unsigned char>(text_[pos_])]) ++pos_;
+    if (pos_ >= text_.size()) return;
     char c = text_[pos_];
     if (c == '"') {
       skip_string();
@@ -109,8 +122,17 @@ void JsonPositions::skip_nested() {
 
 void JsonPositions::skip_string() {
   ++pos_;  // opening quote
-  while (pos_ < text_.size() && text_[pos_] != '"') {
-    pos_ += text_[pos_] == '\\' ? 2 : 1;
+  while (pos_ < text_.size()) {
+    std::size_t quote = text_.find('"', pos_);
+    if (quote == std::string_view::npos) {
+      pos_ = text_.size();
+      break;
+    }
+    // A quote after an odd run of backslashes is escaped.
+    std::size_t backslashes = 0;
+    while (quote - backslashes > pos_ && text_[quote - backslashes - 1] == '\\') ++backslashes;
+    pos_ = quote + 1;
+    if (backslashes % 2 == 0) return;
   }
   ++pos_;
 }
