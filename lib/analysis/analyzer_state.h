@@ -107,6 +107,9 @@ struct Analyzer::Impl {
   struct Event {
     bool open = false;
     bool traceback = false;
+    // A C++ exception that ended the process ("terminate called after
+    // throwing an instance of 'c10::Error'"): its what() and frames follow.
+    bool terminate = false;
     Dialect dialect = Dialect::Unknown;
     std::int64_t pid = -1;
     std::string source;
@@ -140,6 +143,7 @@ struct Analyzer::Impl {
       last_exception_line = 0;
       open = false;
       traceback = false;
+      terminate = false;
       dialect = Dialect::Unknown;
       pid = -1;
       source.clear();

@@ -10,6 +10,13 @@ using namespace detail;
 bool Analyzer::Impl::continues_event() const {
   if (!open_event.open) return false;
   if (open_event.lines >= options.max_event_lines) return false;
+  if (open_event.terminate) {
+    if (event.dialect != open_event.dialect || event.pid != open_event.pid) return false;
+    std::string_view m = event.message;
+    m.remove_prefix(std::min(m.size(), m.find_first_not_of(" \t")));
+    return detail::starts_with(m, "what():") || detail::starts_with(m, "Exception raised from ") ||
+           detail::starts_with(m, "frame #");
+  }
   if (event.dialect == Dialect::VLLM) {
     // logger.exception repeats the record header on every line; a raw
     // traceback repeats only the process prefix.
@@ -58,9 +65,14 @@ void Analyzer::Impl::open_new_event() {
   bool traceback = opens_traceback(event.message) || !frame_file(event.message).empty();
   bool vllm_error = event.dialect == Dialect::VLLM &&
                     (event.level == "ERROR" || event.level == "CRITICAL");
-  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error) return;
+  bool terminate = !traceback &&
+                   (event.dialect == Dialect::Unknown ||
+                    (event.dialect == Dialect::VLLM && event.level.empty())) &&
+                   detail::starts_with(event.message, "terminate called after throwing an instance of");
+  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate) return;
   open_event.open = true;
   open_event.traceback = traceback;
+  open_event.terminate = terminate;
   open_event.dialect = event.dialect;
   open_event.pid = event.pid;
   open_event.source = event.source;
@@ -84,6 +96,16 @@ void Analyzer::Impl::track_event() {
   }
   if (!open_event.open) return;
   const std::string& m = event.message;
+  if (open_event.terminate) {
+    // what() carries the exception's message: the event's final exception.
+    std::size_t text = m.find_first_not_of(" \t");
+    if (text != std::string::npos && m.compare(text, 7, "what():") == 0) {
+      open_event.last_exception = m.substr(text);
+      if (open_event.first_exception.empty()) open_event.first_exception = open_event.last_exception;
+      open_event.last_exception_line = event.line;
+    }
+    return;
+  }
   if (ends_traceback(m)) {
     if (open_event.first_exception.empty()) open_event.first_exception = m;
     open_event.last_exception = m;

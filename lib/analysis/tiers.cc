@@ -31,6 +31,12 @@ void Analyzer::Impl::take_fallback_matches() {
   bool error_line = !is_quiet_level(event.level) &&
                     (is_error_level(event.level) || ends_traceback(event.message) ||
                      reports_error(event.message));
+  // Inside a C++ terminate, what() is the error and the frame lines after
+  // it ("Exception raised from ...", "frame #0: ...") are only where.
+  if (open_event.open && open_event.terminate && open_event.start != event.line) {
+    std::size_t text = event.message.find_first_not_of(" \t");
+    error_line = text != std::string::npos && event.message.compare(text, 7, "what():") == 0;
+  }
   for (Match& m : matches) {
     if (rules.rules[m.rule].tier == Tier::Rule || specific || !error_line) continue;
     if (fallback.size() >= kMaxFallbackCandidates) break;

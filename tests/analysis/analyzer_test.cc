@@ -364,6 +364,43 @@ TEST_CASE("A traceback cut after its raise line is read by the structure rules",
   }
 }
 
+TEST_CASE("A C++ terminate line and its what() are one event", "[analysis][events]") {
+  auto book = load_builtin();
+  SECTION("a known what() explains the terminate line") {
+    auto report = scan_text(book,
+                            "terminate called after throwing an instance of 'std::runtime_error'\n"
+                            "  what():  [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                            "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600010 "
+                            "milliseconds before timing out.\n");
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].rule_id == "pytorch.distributed.watchdog-timeout");
+    CHECK(report.findings[0].event_start == 1);
+  }
+  SECTION("an unknown what() gives one finding, on the what() line") {
+    auto report = scan_text(book,
+                            "terminate called after throwing an instance of 'c10::Error'\n"
+                            "  what():  something nobody has a rule for, an error\n"
+                            "Exception raised from f at /x/y.cpp:3 (most recent call first):\n"
+                            "frame #0: c10::Error::Error() + 0x9 (0x7f in /x/libc10.so)\n");
+    std::size_t warnings_or_worse = 0;
+    for (const Finding& f : report.findings)
+      if (f.severity >= Severity::Warning) {
+        ++warnings_or_worse;
+        CHECK(f.line == 2);
+        CHECK(f.end_line == 4);
+      }
+    CHECK(warnings_or_worse == 1);
+  }
+  SECTION("a line that does not continue it starts afresh") {
+    auto report = scan_text(book,
+                            "terminate called after throwing an instance of 'c10::Error'\n"
+                            "INFO 05-12 10:01:02 [api_server.py:1090] vLLM API server version 0.9.1\n");
+    bool on_first = false;
+    for (const Finding& f : report.findings) on_first |= f.line == 1 && f.severity >= Severity::Warning;
+    CHECK(on_first);
+  }
+}
+
 TEST_CASE("A log that names no server gets each likely server's fixes as labelled advice",
           "[analysis][remediation]") {
   const std::string oom =
