@@ -6,6 +6,12 @@
 //
 // Each file is named by its path relative to ROOT ("sglang/memory.json").
 // Byte arrays, not string literals: no literal length limits, no escaping.
+//
+// With each file go the line and column of each of its rules (what the
+// loader would otherwise map the whole text for at every start-up); a file
+// that does not parse gets none, and the loader then reports its error.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -16,7 +22,25 @@
 #include <utility>
 #include <vector>
 
+#include "rules/json_positions.h"
+
 namespace {
+
+// "line,column," for each rule of the file's "rules" array, in order.
+std::vector<std::pair<int, int>> rule_positions(const std::string& text) {
+  std::vector<std::pair<int, int>> positions;
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false,
+                                                  /*ignore_comments=*/true);
+  if (document.is_discarded() || !document.is_object()) return positions;
+  auto rules = document.find("rules");
+  if (rules == document.end() || !rules->is_array()) return positions;
+  logrx::detail::JsonPositions map(text, 2);
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    logrx::detail::TextPosition at = map.find("/rules/" + std::to_string(i));
+    positions.emplace_back(at.line, at.column);
+  }
+  return positions;
+}
 
 std::string relative_name(const std::string& root, const std::string& file) {
   std::string prefix = root;
@@ -77,15 +101,32 @@ int main(int argc, char** argv) {
     }
   }
   if (total == 0) out << "0";
+  out << "\n};\n\n";
+  std::vector<std::size_t> position_counts;
+  out << "const int kRulePositions[] = {";
+  std::size_t pairs = 0;
+  for (const auto& file : files) {
+    auto positions = rule_positions(file.second);
+    position_counts.push_back(positions.size());
+    for (const auto& [line, column] : positions) {
+      if (pairs % 8 == 0) out << "\n";
+      out << line << "," << column << ",";
+      ++pairs;
+    }
+  }
+  if (pairs == 0) out << "0";
   out << "\n};\n\n}  // namespace\n\n";
   out << "const EmbeddedRuleFile kEmbeddedRuleFiles[] = {\n";
   std::size_t offset = 0;
-  for (const auto& file : files) {
+  std::size_t position_offset = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& file = files[i];
     out << "    {\"" << file.first << "\", kBytes + " << offset << ", " << file.second.size()
-        << "},\n";
+        << ", kRulePositions + " << 2 * position_offset << ", " << position_counts[i] << "},\n";
     offset += file.second.size();
+    position_offset += position_counts[i];
   }
-  if (files.empty()) out << "    {\"\", kBytes, 0},\n";
+  if (files.empty()) out << "    {\"\", kBytes, 0, kRulePositions, 0},\n";
   out << "};\n\nconst std::size_t kEmbeddedRuleFileCount = " << files.size() << ";\n\n"
       << "}  // namespace logrx::detail\n";
 

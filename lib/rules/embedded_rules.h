@@ -14,6 +14,10 @@ struct EmbeddedRuleFile {
   const char* name;  // path relative to rules/: "sglang/memory.json"
   const unsigned char* bytes;
   std::size_t size;
+  // Line and column of each rule of the file, computed at build time: pairs,
+  // rule_count of them (0 for a file the build could not parse).
+  const int* rule_positions;
+  std::size_t rule_count;
 };
 
 extern const EmbeddedRuleFile kEmbeddedRuleFiles[];

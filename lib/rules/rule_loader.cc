@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <array>
 #include <exception>
 #include <filesystem>
@@ -90,10 +91,12 @@ std::string type_name(const json& value) {
 // Collects the problems of one file, placing each at its JSON pointer.
 class FileChecker {
  public:
-  // Positions of the rules themselves are always needed; positions of their
-  // fields only for an error, so that map is built on the first one.
-  FileChecker(std::string_view text, const std::string& file, Diagnostics& errors)
-      : text_(text), positions_(text, 2), file_(file), errors_(errors) {}
+  // Positions of the rules themselves are always needed (the built-in files
+  // bring theirs, computed at build time); positions of their fields only for
+  // an error, so that map is built on the first one.
+  FileChecker(std::string_view text, const std::string& file, Diagnostics& errors,
+              const RulePositions& known)
+      : text_(text), known_(known), file_(file), errors_(errors) {}
 
   void error(const std::string& code, const std::string& pointer, const std::string& rule_id,
              const std::string& message) {
@@ -104,11 +107,19 @@ class FileChecker {
   }
 
   std::size_t count() const { return count_; }
-  const JsonPositions& positions() const { return positions_; }
+
+  // Where the rule at `index` of the "rules" array starts.
+  TextPosition rule_position(std::size_t index, const std::string& pointer) {
+    if (index < known_.count)
+      return TextPosition{known_.pairs[2 * index], known_.pairs[2 * index + 1]};
+    if (!shallow_) shallow_.emplace(text_, 2);
+    return shallow_->find(pointer);
+  }
 
  private:
   std::string_view text_;
-  JsonPositions positions_;
+  RulePositions known_;
+  std::optional<JsonPositions> shallow_;
   std::optional<JsonPositions> full_;
   const std::string& file_;
   Diagnostics& errors_;
@@ -725,7 +736,7 @@ bool is_known_server(std::string_view name) {
 }
 
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
-                     Diagnostics& errors) {
+                     Diagnostics& errors, RulePositions known) {
   std::vector<RuleSpec>& rules = out.rules;
   json document;
   try {
@@ -749,7 +760,7 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
     return;
   }
 
-  FileChecker checker(text, file_name, errors);
+  FileChecker checker(text, file_name, errors, known);
   if (!document.is_object()) {
     checker.error("rule.wrong-type", "", "",
                   "a rule file is an object {\"version\": 1, \"rules\": [...]}, not " +
@@ -788,7 +799,7 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleFi
                     "rule id \"" + spec.id + "\" is defined twice in this file");
       continue;
     }
-    TextPosition at = checker.positions().find(pointer);
+    TextPosition at = checker.rule_position(i, pointer);
     spec.file = file_name;
     spec.json_pointer = pointer;
     spec.line = at.line;
@@ -829,11 +840,28 @@ ReadResult read_rule_text(const std::string& file, std::string& text) {
   return text.empty() ? ReadResult::Empty : ReadResult::Ok;
 }
 
-void load_rule_file(const std::string& file, RuleFiles& rules, Diagnostics& errors) {
+// The built-in file a file on disk is a copy of (the installed rulebook, or
+// the build tree's), byte for byte: its rule positions are then known.
+RulePositions known_positions(std::string_view relative_name, std::string_view text) {
+  for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i) {
+    const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
+    if (relative_name != file.name) continue;
+    if (file.size == text.size() && std::memcmp(file.bytes, text.data(), text.size()) == 0)
+      return RulePositions{file.rule_positions, file.rule_count};
+    return {};
+  }
+  return {};
+}
+
+// `relative_name` is the file's path under the rule directory given
+// ("sglang/memory.json"), empty for a file given by itself.
+void load_rule_file(const std::string& file, std::string_view relative_name, RuleFiles& rules,
+                    Diagnostics& errors) {
   std::string text;
   switch (read_rule_text(file, text)) {
     case ReadResult::Ok:
-      parse_rule_file(text, file, rules, errors);
+      parse_rule_file(text, file, rules, errors,
+                      relative_name.empty() ? RulePositions{} : known_positions(relative_name, text));
       return;
     case ReadResult::Empty:
       errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
@@ -931,7 +959,8 @@ RuleFiles load_embedded_rules(Diagnostics& errors) {
       [](std::size_t i, RuleFiles& out, Diagnostics& problems) {
         const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
         std::string_view text(reinterpret_cast<const char*>(file.bytes), file.size);
-        parse_rule_file(text, std::string(kEmbeddedPrefix) + file.name, out, problems);
+        parse_rule_file(text, std::string(kEmbeddedPrefix) + file.name, out, problems,
+                        RulePositions{file.rule_positions, file.rule_count});
       },
       errors);
 }
@@ -960,10 +989,21 @@ RuleFiles load_rule_source(const std::string& path, Diagnostics& errors) {
   } else {
     files.push_back(path);
   }
+  // Paths under the directory, as the embedded files are named.
+  std::vector<std::string> relative(files.size());
+  if (fs::is_directory(status)) {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      // The iterator spells each file as the directory given, then its path.
+      if (files[i].compare(0, path.size(), path) != 0) continue;
+      std::size_t start = path.size();
+      while (start < files[i].size() && files[i][start] == '/') ++start;
+      relative[i] = files[i].substr(start);
+    }
+  }
   RuleFiles rules = load_in_halves(
       files.size(),
-      [&files](std::size_t i, RuleFiles& out, Diagnostics& problems) {
-        load_rule_file(files[i], out, problems);
+      [&files, &relative](std::size_t i, RuleFiles& out, Diagnostics& problems) {
+        load_rule_file(files[i], relative[i], out, problems);
       },
       errors);
   return rules;

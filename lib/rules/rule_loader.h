@@ -2,6 +2,7 @@
 // Reading rule files: JSON (comments allowed) into validated RuleSpecs.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,10 +21,18 @@ struct RuleFiles {
   std::vector<ServerFlags> flags;
 };
 
+// Line and column of each rule of a file, known in advance (the built-in
+// files': see embedded_rules.h): `count` pairs.
+struct RulePositions {
+  const int* pairs = nullptr;
+  std::size_t count = 0;
+};
+
 // Parses one rule or flag file's text into `out`. Every problem goes to
-// `errors`; rules with problems are not returned, the others are.
+// `errors`; rules with problems are not returned, the others are. Rules
+// beyond the known positions are placed by mapping the text.
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
-                     Diagnostics& errors);
+                     Diagnostics& errors, RulePositions known = {});
 
 // Reads a file or every *.json under a directory (sorted by path).
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors);

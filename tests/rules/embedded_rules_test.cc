@@ -62,3 +62,31 @@ TEST_CASE("The built-in source falls back to the embedded copy", "[rules][embedd
   REQUIRE(book.has_value());
   CHECK(book->find("sglang.memory.not-enough-memory") != nullptr);
 }
+
+// A rule directory whose file is a byte-for-byte copy of a built-in one takes
+// that file's rule positions from the build; an edited copy is mapped again.
+TEST_CASE("Copies of built-in files reuse their positions only while identical", "[rules][embedded]") {
+  auto text = logrx::detail::embedded_rule_text("builtin:rules/sglang/memory.json");
+  REQUIRE(text.has_value());
+  logrx::test::TempDir identical;
+  identical.write("sglang/memory.json", std::string(*text));
+  logrx::test::TempDir edited;
+  edited.write("sglang/memory.json", "\n\n" + std::string(*text));
+  Diagnostics errors;
+  auto same = logrx::detail::load_rule_source(identical.path() + "/", errors);
+  auto moved = logrx::detail::load_rule_source(edited.path(), errors);
+  REQUIRE(errors.empty());
+  REQUIRE(same.rules.size() > 1);
+  REQUIRE(same.rules.size() == moved.rules.size());
+  Diagnostics ignored;
+  auto mapped = logrx::detail::RuleFiles{};
+  logrx::detail::parse_rule_file(*text, "memory.json", mapped, ignored);
+  REQUIRE(mapped.rules.size() == same.rules.size());
+  for (std::size_t i = 0; i < same.rules.size(); ++i) {
+    INFO(same.rules[i].id);
+    CHECK(same.rules[i].line == mapped.rules[i].line);
+    CHECK(same.rules[i].column == mapped.rules[i].column);
+    CHECK(moved.rules[i].line == mapped.rules[i].line + 2);
+    CHECK(moved.rules[i].column == mapped.rules[i].column);
+  }
+}
