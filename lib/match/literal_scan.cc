@@ -189,12 +189,24 @@ void LiteralScanner::scan(std::string_view text, std::vector<int>& found,
   const char* data = text.data();
   const std::size_t n = text.size();
   const std::uint64_t* bits = bitmap_.data();
-  // Hot loop: a 4-byte load, a multiply and a bit test per stride_ bytes.
-  for (std::size_t i = 0; i + kGram <= n; i += stride_) {
+  // A local copy: verify_at writes through references the compiler cannot
+  // tell apart from the member, which it would otherwise load at each step.
+  const std::size_t stride = stride_;
+  auto test_at = [&](std::size_t i) {
     std::uint32_t h = fine_hash_at(data + i);
-    if (((bits[h >> 6] >> (h & 63)) & 1) != 0)
+    if (__builtin_expect(((bits[h >> 6] >> (h & 63)) & 1) != 0, 0))
       verify_at(data, n, i, h >> kBucketShift, found, marks, kCount ? attempts : nullptr);
+  };
+  // Hot loop: a 4-byte load, a multiply and a bit test per stride bytes,
+  // four positions per bounds check.
+  std::size_t i = 0;
+  for (; i + 3 * stride + kGram <= n; i += 4 * stride) {
+    test_at(i);
+    test_at(i + stride);
+    test_at(i + 2 * stride);
+    test_at(i + 3 * stride);
   }
+  for (; i + kGram <= n; i += stride) test_at(i);
 }
 
 }  // namespace logrx::detail
