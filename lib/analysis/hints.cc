@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace logrx::detail {
 namespace {
@@ -150,12 +151,58 @@ std::string flag_spelling(std::string_view name) {
   return out;
 }
 
+namespace {
+
+std::size_t find_folded(std::string_view text, std::string_view phrase, std::size_t from) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  for (std::size_t at = from; at + phrase.size() <= text.size(); ++at) {
+    std::size_t k = 0;
+    while (k < phrase.size() && lower(text[at + k]) == phrase[k]) ++k;
+    if (k == phrase.size()) return at;
+  }
+  return std::string_view::npos;
+}
+
+// Where the names an argument parser refused start and end in a message:
+// argparse's "unrecognized arguments: --a --b", click's "No such option:
+// --x", clap's "unexpected argument '--x' found", Python's "got an
+// unexpected keyword argument 'x'"; until a suggestion ("did you mean").
+std::pair<std::size_t, std::size_t> rejected_span(std::string_view message) {
+  constexpr std::string_view kRefusals[] = {
+      "unrecognized arguments", "unrecognized argument", "unrecognized option", "unrecognised argument",
+      "unrecognised option", "no such option", "unknown argument", "unknown option", "unknown flag",
+      "unexpected argument", "unexpected keyword argument", "invalid option", "found argument"};
+  constexpr std::string_view kSuggestions[] = {"did you mean", "maybe you meant", "perhaps you meant",
+                                               "similar argument", "could match", "tip:"};
+  std::size_t start = std::string_view::npos;
+  for (std::string_view refusal : kRefusals) {
+    std::size_t at = find_folded(message, refusal, 0);
+    if (at != std::string_view::npos && (start == std::string_view::npos || at < start)) start = at;
+  }
+  if (start == std::string_view::npos) return {start, start};
+  std::size_t end = message.size();
+  for (std::string_view suggestion : kSuggestions) {
+    std::size_t at = find_folded(message, suggestion, start);
+    if (at != std::string_view::npos) end = std::min(end, at);
+  }
+  return {start, end};
+}
+
+}  // namespace
+
 std::vector<Mention> find_mentions(std::string_view message) {
   std::vector<Mention> out;
-  auto add = [&out](std::string name, std::optional<std::string> value, bool env) {
-    for (const Mention& m : out)
-      if (m.name == name) return;
-    if (out.size() < 16) out.push_back(Mention{std::move(name), std::move(value), env});
+  const auto [refused_from, refused_to] = rejected_span(message);
+  std::size_t word_at = 0;
+  auto add = [&](std::string name, std::optional<std::string> value, bool env) {
+    bool rejected = refused_from != std::string_view::npos && word_at >= refused_from && word_at < refused_to;
+    for (Mention& m : out) {
+      if (m.name != name) continue;
+      // Refused anywhere in the message is refused.
+      m.rejected = m.rejected || rejected;
+      return;
+    }
+    if (out.size() < 16) out.push_back(Mention{std::move(name), std::move(value), env, rejected});
   };
   std::size_t i = 0;
   auto word_char = [](char c) {
@@ -171,6 +218,7 @@ std::vector<Mention> find_mentions(std::string_view message) {
     std::size_t j = i;
     while (j < message.size() && word_char(message[j])) ++j;
     std::string_view word = message.substr(i, j - i);
+    word_at = i;
     while (!word.empty() && (word.back() == '.' || word.back() == '-')) word.remove_suffix(1);
     std::size_t after = i + word.size();
     i = j;

@@ -20,6 +20,9 @@ struct Mention {
   std::string name;                  // without backticks or quotes
   std::optional<std::string> value;  // "NAME=value" / "--flag value" when written so
   bool env = false;                  // upper-case NAME_WITH_UNDERSCORES
+  // Named as what the program refused ("unrecognized arguments: --x"): the
+  // cause, never the fix.
+  bool rejected = false;
 };
 
 // A relation the message states between two terms. `op` is what must hold

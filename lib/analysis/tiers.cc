@@ -202,7 +202,8 @@ std::size_t Analyzer::Impl::edit_distance(std::string_view a, std::string_view b
 }
 
 // The known flag of `server` closest to `flag` (at most two edits, or one
-// that extends it), "" when none is close.
+// that extends or shortens it by a word's end: --max-model-length for
+// --max-model-len), "" when none is close.
 std::string Analyzer::Impl::nearest_flag(const std::string& server, const std::string& flag) const {
   std::string best;
   std::size_t best_distance = 3;
@@ -211,6 +212,11 @@ std::string Analyzer::Impl::nearest_flag(const std::string& server, const std::s
     for (const std::string& known : list.flags) {
       if (known.size() < 4) continue;
       std::size_t d = edit_distance(flag, known);
+      const std::string& shorter = flag.size() < known.size() ? flag : known;
+      const std::string& longer = flag.size() < known.size() ? known : flag;
+      if (d > 2 && shorter.size() >= 8 && longer.size() - shorter.size() <= 4 &&
+          longer.compare(0, shorter.size(), shorter) == 0)
+        d = 2;
       if (d < best_distance) {
         best = known;
         best_distance = d;
@@ -311,6 +317,18 @@ void Analyzer::Impl::add_hints(Finding& f) const {
       item.why = "named by the message";
     } else {
       std::string flag = known_flag(m.name);
+      // A flag the parser refused as written is the cause: a flag of this
+      // server in other versions (removed, or not there yet) is never the
+      // fix. Refused in another spelling (--reasoning_parser), the server's
+      // own spelling is.
+      if (m.rejected && !flag.empty() && flag == m.name) continue;
+      if (m.rejected && !flag.empty()) {
+        item.name = flag;
+        if (m.value && safe_argument(*m.value)) item.value = m.value;
+        item.why = "the server spells it " + flag;
+        add(std::move(item));
+        continue;
+      }
       if (flag.empty() && m.name.size() > 2 && m.name[0] == '-' && m.name[1] == '-') {
         // A flag the server does not have: a typo of one it has, or one
         // from another version.

@@ -207,6 +207,29 @@ TEST_CASE("What a message only names is advice, never merged for a supervisor", 
   CHECK(advice >= 2);  // --max-num-seqs (nearest) and --enforce-eager (named)
 }
 
+TEST_CASE("A flag the parser refused is never prescribed back as written", "[analysis][tiers]") {
+  auto book = load_builtin();
+  auto names = [&](const char* log) {
+    std::vector<std::string> out;
+    for (const Finding& f : scan_text(book, log).findings)
+      for (const auto& i : f.remediation) out.push_back(i.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  // A flag of vLLM's list (an older release's) refused by this one.
+  auto removed = names("vllm serve: error: unrecognized arguments: --engine-use-ray\n");
+  CHECK_FALSE(has(removed, "--engine-use-ray"));
+  // Refused in another spelling: the server's own spelling is the fix.
+  CHECK(has(names("launch_server.py: error: unrecognized arguments: --reasoning_parser deepseek-r1\n"),
+            "--reasoning-parser"));
+  // A word's end added to a flag the server has.
+  CHECK(has(names("vllm serve: error: unrecognized arguments: --max-model-length 4096\n"), "--max-model-len"));
+  // Outside the refusal, a named flag is still advice.
+  CHECK(has(names("error: unrecognized arguments: --foo. Did you mean --enforce-eager?\n"), "--enforce-eager"));
+}
+
 TEST_CASE("The first half of a rejoined line is redacted too", "[analysis][tiers]") {
   auto book = load_builtin();
   auto report = scan_text(book,
