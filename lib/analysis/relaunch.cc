@@ -229,7 +229,8 @@ std::string detect_server(const std::vector<std::string>& command) {
   };
   if (has("sglang")) return "sglang";
   if (has("vllm")) return "vllm";
-  if (has("text-generation-launcher") || has("text-generation-server")) return "tgi";
+  if (has("text-generation-launcher") || has("text-generation-server") || has("text-embeddings-router"))
+    return "tgi";
   if (has("llama-server") || has("llama.cpp")) return "llamacpp";
   if (has("trtllm")) return "trtllm";
   if (has("lmdeploy")) return "lmdeploy";

@@ -271,7 +271,9 @@ std::size_t parse_rfc3339(std::string_view text, std::size_t pos, Timestamp& ts)
   return end;
 }
 
-// TGI's Rust tracing lines: "2024-05-10T12:00:00.123456Z  INFO text_generation_launcher: msg".
+// TGI's Rust tracing lines: "2024-05-10T12:00:00.123456Z  INFO text_generation_launcher: msg",
+// and those of its sibling text-embeddings-inference (TEI: "... ERROR
+// text_embeddings_backend: ..."), which the TGI rules cover.
 bool parse_tgi(std::string_view text, detail::HeaderView& event) {
   Timestamp ts;
   std::size_t end = parse_rfc3339(text, 0, ts);
@@ -289,7 +291,9 @@ bool parse_tgi(std::string_view text, detail::HeaderView& event) {
   }
   if (level.empty()) return false;
   std::string_view message = text.substr(pos + level.size() + 1);
-  if (message.find("text_generation") == std::string_view::npos) return false;
+  if (message.find("text_generation") == std::string_view::npos &&
+      message.find("text_embeddings") == std::string_view::npos)
+    return false;
   event.dialect = Dialect::TGI;
   event.has_timestamp = true;
   event.timestamp = ts;
