@@ -423,15 +423,49 @@ bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
         return true;
       }(),
       "every prefix's first letter is in kInitials");
-  if (text.empty() || kInitials.find(text[0]) == std::string_view::npos) return false;
-  for (std::string_view prefix : kPrefixes) {
-    if (starts_with(text, prefix)) {
-      event.dialect = Dialect::LlamaCpp;
-      event.message = text;
+  // common/log.cpp's prefix, where the server turns it on (--log-prefix,
+  // --log-timestamps; llama-box and other forks by default): minutes since
+  // start "M.ss.mmm.uuu", then "I ", "W ", "E " or "D ". The time is no
+  // clock time: only the level is taken.
+  std::string_view level;
+  std::string_view rest = text;
+  bool timed = false;
+  if (!rest.empty() && is_digit(rest[0])) {
+    std::size_t pos = 0;
+    while (pos < rest.size() && pos < 9 && is_digit(rest[pos])) ++pos;
+    auto digits = [&rest](std::size_t at, std::size_t count) {
+      if (at + count > rest.size()) return false;
+      for (std::size_t k = at; k < at + count; ++k)
+        if (!is_digit(rest[k])) return false;
       return true;
-    }
+    };
+    if (pos == 0 || pos + 12 > rest.size() || rest[pos] != '.' || !digits(pos + 1, 2) ||
+        rest[pos + 3] != '.' || !digits(pos + 4, 3) || rest[pos + 7] != '.' || !digits(pos + 8, 3) ||
+        rest[pos + 11] != ' ')
+      return false;
+    rest.remove_prefix(pos + 12);
+    timed = true;
   }
-  return false;
+  if (rest.size() > 2 && rest[1] == ' ' && std::string_view("IWED").find(rest[0]) != std::string_view::npos) {
+    static constexpr std::string_view kLetterLevels[] = {"INFO", "WARNING", "ERROR", "DEBUG"};
+    level = kLetterLevels[std::string_view("IWED").find(rest[0])];
+    rest.remove_prefix(2);
+  } else if (timed) {
+    return false;
+  }
+  auto known_prefix = [](std::string_view line) {
+    if (line.empty() || kInitials.find(line[0]) == std::string_view::npos) return false;
+    for (std::string_view prefix : kPrefixes)
+      if (starts_with(line, prefix)) return true;
+    return false;
+  };
+  // A time and a level together are the prefix; a level alone ("E srv ...")
+  // only in front of one of llama.cpp's own prefixes.
+  if (!(timed || known_prefix(rest))) return false;
+  event.dialect = Dialect::LlamaCpp;
+  event.level = level;
+  event.message = rest;
+  return true;
 }
 
 // glog, as Triton and other C++ servers write it: "E1103 02:59:01.152656
@@ -662,6 +696,8 @@ HeaderView parse_header_body(std::string_view text) {
       if (parse_tgi(text, view)) return view;
       view = HeaderView{};
       if (parse_lmdeploy(text, view)) return view;
+      view = HeaderView{};
+      if (parse_llamacpp(text, view)) return view;
     } else if (first == 't' || first == '[') {
       if (parse_ollama(text, view)) return view;
       view = HeaderView{};

@@ -213,6 +213,23 @@ TEST_CASE("The other servers' line formats are recognised", "[parse][dialects]")
   CHECK(e.dialect == Dialect::LlamaCpp);
   parse_line("llama_model_load: error loading model: unknown model architecture: 'gemma4'", 5, e);
   CHECK(e.dialect == Dialect::LlamaCpp);
+  // common/log.cpp's prefix: minutes since start and a level letter.
+  parse_line("0.26.291.198 E srv                send_error: task 12 | error = input is too large to process", 5, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  CHECK(e.level == "ERROR");
+  CHECK_FALSE(e.has_timestamp);
+  CHECK(e.message == "srv                send_error: task 12 | error = input is too large to process");
+  parse_line("123.05.000.007 W llama_context: n_ctx_per_seq (4096) < n_ctx_train (131072)", 5, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  CHECK(e.level == "WARNING");
+  parse_line("I slot launch_slot_: id  0 | task 0 | processing task", 5, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  CHECK(e.level == "INFO");
+  // A level letter alone is not enough, nor a number that is not the time.
+  parse_line("E something else entirely", 5, e);
+  CHECK(e.dialect != Dialect::LlamaCpp);
+  parse_line("0.26.291 E srv send_error: x", 5, e);
+  CHECK(e.dialect != Dialect::LlamaCpp);
 
   parse_line("2024-05-10 12:00:00,123 - lmdeploy - ERROR - engine.py:1 - No enough blocks", 6, e);
   CHECK(e.dialect == Dialect::LMDeploy);
