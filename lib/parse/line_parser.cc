@@ -485,6 +485,52 @@ bool parse_glog(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
+// PyTorch's C++ logging (c10), as torch.distributed and NCCL's watchdog
+// write it: "[W909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] message"
+// (2.3 and later: level, MMDD, time, file:line) and "[W socket.cpp:663]
+// message" (before). The server is not known from it: only the level and
+// the message are taken.
+bool parse_c10(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 8 || text[0] != '[' || std::string_view("IWEF").find(text[1]) == std::string_view::npos)
+    return false;
+  std::size_t pos = 2;
+  if (is_digit(text[pos])) {
+    // MDD or MMDD (the month unpadded: "E909" is September 9), HH:MM:SS
+    // with a fraction, and a thread id where glog prints one.
+    std::size_t date = pos;
+    while (pos < text.size() && is_digit(text[pos])) ++pos;
+    if (pos - date < 3 || pos - date > 4 || text.size() < pos + 10 || text[pos] != ' ' ||
+        text[pos + 3] != ':' || text[pos + 6] != ':')
+      return false;
+    pos += 9;
+    while (pos < text.size() && (is_digit(text[pos]) || text[pos] == '.')) ++pos;
+    if (pos >= text.size() || text[pos] != ' ') return false;
+    ++pos;
+    std::size_t thread = pos;
+    while (pos < text.size() && is_digit(text[pos])) ++pos;
+    if (pos > thread) {
+      if (pos >= text.size() || text[pos] != ' ') return false;
+      ++pos;
+    }
+  } else if (text[pos] == ' ') {
+    ++pos;
+  } else {
+    return false;
+  }
+  std::size_t close = text.find("] ", pos);
+  if (close == std::string_view::npos || close - pos > 120) return false;
+  std::string_view where = text.substr(pos, close - pos);
+  std::size_t colon = where.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= where.size() || !is_digit(where[colon + 1]) ||
+      where.find(' ') != std::string_view::npos)
+    return false;
+  static constexpr std::string_view kGlogLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
+  event.level = kGlogLevels[std::string_view("IWEF").find(text[1])];
+  event.source = where;
+  event.message = text.substr(close + 2);
+  return true;
+}
+
 // Python's logging as KServe's model server (and others) formats it:
 // "2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] message"
 // (time, pid, logger, level, [file:function():line]). The server is not known
@@ -704,6 +750,8 @@ HeaderView parse_header_body(std::string_view text) {
       if (first == '[' && parse_lmdeploy(text, view)) return view;
       view = HeaderView{};
       if (first == '[' && parse_trtllm(text, view)) return view;
+      view = HeaderView{};
+      if (first == '[' && parse_c10(text, view)) return view;
     } else if (parse_llamacpp(text, view)) {
       return view;
     }

@@ -225,6 +225,17 @@ TEST_CASE("The other servers' line formats are recognised", "[parse][dialects]")
   parse_line("I slot launch_slot_: id  0 | task 0 | processing task", 5, e);
   CHECK(e.dialect == Dialect::LlamaCpp);
   CHECK(e.level == "INFO");
+  // PyTorch's C++ logging, behind torch.distributed's rank tag and alone.
+  parse_line("[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank 1]  failure detected by watchdog", 5, e);
+  INFO(e.message);
+  CHECK(e.level == "ERROR");
+  CHECK(e.message == "[PG ID 2 PG GUID 3 Rank 1]  failure detected by watchdog");
+  parse_line("[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500", 5, e);
+  CHECK(e.level == "WARNING");
+  CHECK(e.message == "[c10d] The client socket has failed to connect to [localhost]:29500");
+  parse_line("[W1209 10:58:28.523284 49843 torch/csrc/distributed/c10d/socket.cpp:767] [c10d] x", 5, e);
+  CHECK(e.level == "WARNING");
+  CHECK(e.message == "[c10d] x");
   // A level letter alone is not enough, nor a number that is not the time.
   parse_line("E something else entirely", 5, e);
   CHECK(e.dialect != Dialect::LlamaCpp);
