@@ -61,7 +61,7 @@ bool Analyzer::Impl::reports_error(std::string_view message, const detail::TextM
     for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
                                    "failed", "FAILED", "Exception", "panic", "terminate called",
                                    "Killed", "Segmentation fault", "Aborted", "RuntimeError",
-                                   "CUDA error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
+                                   "CUDA error", "Cuda error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
       if (detail::starts_with(message, start)) return true;
   }
   // Everything below names an error ("error", "Error", "ERROR"); a line

@@ -459,9 +459,15 @@ bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
       if (starts_with(line, prefix)) return true;
     return false;
   };
+  // The function name llama.cpp's LOG_* macros put first ("get_hf_plan: ").
+  auto function_prefix = [](std::string_view line) {
+    std::size_t k = 0;
+    while (k < line.size() && ((line[k] >= 'a' && line[k] <= 'z') || line[k] == '_' || is_digit(line[k]))) ++k;
+    return k >= 3 && k + 1 < line.size() && line[k] == ':' && line[k + 1] == ' ' && !is_digit(line[0]);
+  };
   // A time and a level together are the prefix; a level alone ("E srv ...")
-  // only in front of one of llama.cpp's own prefixes.
-  if (!(timed || known_prefix(rest))) return false;
+  // only in front of one of llama.cpp's own prefixes or a function name.
+  if (!(timed || known_prefix(rest) || (!level.empty() && function_prefix(rest)))) return false;
   event.dialect = Dialect::LlamaCpp;
   event.level = level;
   event.message = rest;

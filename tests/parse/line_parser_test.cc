@@ -236,8 +236,13 @@ TEST_CASE("The other servers' line formats are recognised", "[parse][dialects]")
   parse_line("[W1209 10:58:28.523284 49843 torch/csrc/distributed/c10d/socket.cpp:767] [c10d] x", 5, e);
   CHECK(e.level == "WARNING");
   CHECK(e.message == "[c10d] x");
+  parse_line("E get_hf_plan: file 'x.gguf' not found in repository", 5, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  CHECK(e.level == "ERROR");
   // A level letter alone is not enough, nor a number that is not the time.
   parse_line("E something else entirely", 5, e);
+  CHECK(e.dialect != Dialect::LlamaCpp);
+  parse_line("I Love: this line", 5, e);
   CHECK(e.dialect != Dialect::LlamaCpp);
   parse_line("0.26.291 E srv send_error: x", 5, e);
   CHECK(e.dialect != Dialect::LlamaCpp);
