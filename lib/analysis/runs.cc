@@ -205,6 +205,12 @@ Dialect detail::next_server(Dialect server, Dialect dialect, std::string_view me
       return dialect;
     return server;
   }
+  // Ollama's words for its llama.cpp runner, in its CLI's and its server's
+  // errors ("Error: llama runner process has terminated: ..."): a log of
+  // llama.cpp lines and that one is Ollama's.
+  if ((server == Dialect::Unknown || server == Dialect::LlamaCpp) &&
+      message.find("llama runner process") != std::string_view::npos)
+    return Dialect::Ollama;
   if (server != Dialect::Unknown) return server;
   // A server's own tag or sources inside another program's line: TensorRT-LLM's
   // "[TensorRT-LLM][ERROR]" in a Triton log, ggml's sources in an assertion.

@@ -463,6 +463,10 @@ TEST_CASE("A server's tag or sources inside another program's line name the run'
   CHECK(server_of("/home/u/llama.cpp/ggml/src/ggml.c:3023: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n") ==
         "llamacpp");
   CHECK(server_of("some tool printed [TensorRT] and ggml words\n") == "unknown");
+  // Ollama's name for its llama.cpp runner, after the runner's own lines too.
+  CHECK(server_of("Error: llama runner process has terminated: exit status 2\n") == "ollama");
+  CHECK(server_of("llama_model_load: loaded meta data with 26 key-value pairs\n"
+                  "Error: llama runner process has terminated: GGML_ASSERT(x) failed\n") == "ollama");
 }
 
 // journalctl -u ollama: the program in front of every line is the server,
