@@ -7,12 +7,14 @@
 // Each file is named by its path relative to ROOT ("sglang/memory.json").
 // Byte arrays, not string literals: no literal length limits, no escaping.
 //
-// With each file go the line and column of each of its rules (what the
-// loader would otherwise map the whole text for at every start-up); a file
-// that does not parse gets none, and the loader then reports its error.
+// With each file go its parsed document (rules/json_binary.h) and the line
+// and column of each of its rules: what the loader would otherwise lex and
+// map the whole text for at every start-up. A file that does not parse gets
+// neither, and the loader then reports its error.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -22,16 +24,21 @@
 #include <utility>
 #include <vector>
 
+#include "rules/json_binary.h"
 #include "rules/json_positions.h"
 
 namespace {
 
-// "line,column," for each rule of the file's "rules" array, in order.
-std::vector<std::pair<int, int>> rule_positions(const std::string& text) {
+// The file's document as bytes, and the line and column of each rule of its
+// "rules" array, in order.
+std::vector<std::pair<int, int>> parse_ahead(const std::string& text, std::vector<std::uint8_t>& binary) {
   std::vector<std::pair<int, int>> positions;
+  binary.clear();
   nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false,
                                                   /*ignore_comments=*/true);
-  if (document.is_discarded() || !document.is_object()) return positions;
+  if (document.is_discarded()) return positions;
+  logrx::detail::write_json_binary(document, binary);
+  if (!document.is_object()) return positions;
   auto rules = document.find("rules");
   if (rules == document.end() || !rules->is_array()) return positions;
   logrx::detail::JsonPositions map(text, 2);
@@ -103,10 +110,12 @@ int main(int argc, char** argv) {
   if (total == 0) out << "0";
   out << "\n};\n\n";
   std::vector<std::size_t> position_counts;
+  std::vector<std::vector<std::uint8_t>> documents;
   out << "const int kRulePositions[] = {";
   std::size_t pairs = 0;
   for (const auto& file : files) {
-    auto positions = rule_positions(file.second);
+    documents.emplace_back();
+    auto positions = parse_ahead(file.second, documents.back());
     position_counts.push_back(positions.size());
     for (const auto& [line, column] : positions) {
       if (pairs % 8 == 0) out << "\n";
@@ -115,18 +124,34 @@ int main(int argc, char** argv) {
     }
   }
   if (pairs == 0) out << "0";
+  out << "\n};\n\n";
+  std::size_t document_bytes = 0;
+  for (const auto& document : documents) document_bytes += document.size();
+  out << "const unsigned char kDocuments[" << (document_bytes == 0 ? 1 : document_bytes) << "] = {";
+  column = 0;
+  for (const auto& document : documents) {
+    for (std::uint8_t c : document) {
+      if (column % 24 == 0) out << "\n";
+      out << static_cast<unsigned>(c) << ",";
+      ++column;
+    }
+  }
+  if (document_bytes == 0) out << "0";
   out << "\n};\n\n}  // namespace\n\n";
   out << "const EmbeddedRuleFile kEmbeddedRuleFiles[] = {\n";
   std::size_t offset = 0;
   std::size_t position_offset = 0;
+  std::size_t document_offset = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& file = files[i];
     out << "    {\"" << file.first << "\", kBytes + " << offset << ", " << file.second.size()
-        << ", kRulePositions + " << 2 * position_offset << ", " << position_counts[i] << "},\n";
+        << ", kRulePositions + " << 2 * position_offset << ", " << position_counts[i]
+        << ", kDocuments + " << document_offset << ", " << documents[i].size() << "},\n";
     offset += file.second.size();
     position_offset += position_counts[i];
+    document_offset += documents[i].size();
   }
-  if (files.empty()) out << "    {\"\", kBytes, 0, kRulePositions, 0},\n";
+  if (files.empty()) out << "    {\"\", kBytes, 0, kRulePositions, 0, kDocuments, 0},\n";
   out << "};\n\nconst std::size_t kEmbeddedRuleFileCount = " << files.size() << ";\n\n"
       << "}  // namespace logrx::detail\n";
 

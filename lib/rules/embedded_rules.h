@@ -18,6 +18,10 @@ struct EmbeddedRuleFile {
   // rule_count of them (0 for a file the build could not parse).
   const int* rule_positions;
   std::size_t rule_count;
+  // The file parsed at build time (rules/json_binary.h); empty when the
+  // build could not parse it.
+  const unsigned char* document;
+  std::size_t document_size;
 };
 
 extern const EmbeddedRuleFile kEmbeddedRuleFiles[];

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "rules/embedded_rules.h"
+#include "rules/json_binary.h"
 #include "rules/json_positions.h"
 #include "util/text.h"
 
@@ -95,7 +96,7 @@ class FileChecker {
   // bring theirs, computed at build time); positions of their fields only for
   // an error, so that map is built on the first one.
   FileChecker(std::string_view text, const std::string& file, Diagnostics& errors,
-              const RulePositions& known)
+              const ParsedAhead& known)
       : text_(text), known_(known), file_(file), errors_(errors) {}
 
   void error(const std::string& code, const std::string& pointer, const std::string& rule_id,
@@ -118,7 +119,7 @@ class FileChecker {
 
  private:
   std::string_view text_;
-  RulePositions known_;
+  ParsedAhead known_;
   std::optional<JsonPositions> shallow_;
   std::optional<JsonPositions> full_;
   const std::string& file_;
@@ -736,11 +737,16 @@ bool is_known_server(std::string_view name) {
 }
 
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
-                     Diagnostics& errors, RulePositions known) {
+                     Diagnostics& errors, ParsedAhead known) {
   std::vector<RuleSpec>& rules = out.rules;
   json document;
+  // A built-in file comes parsed; its bytes are read back only if they hold
+  // exactly one document (else the text is read, as for any file).
+  const bool parsed_ahead =
+      known.document_size > 0 && read_json_binary(known.document, known.document_size, document);
   try {
-    document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    if (!parsed_ahead)
+      document = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
     int line = 0;
     int column = 0;
@@ -842,12 +848,12 @@ ReadResult read_rule_text(const std::string& file, std::string& text) {
 
 // The built-in file a file on disk is a copy of (the installed rulebook, or
 // the build tree's), byte for byte: its rule positions are then known.
-RulePositions known_positions(std::string_view relative_name, std::string_view text) {
+ParsedAhead parsed_ahead(std::string_view relative_name, std::string_view text) {
   for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i) {
     const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
     if (relative_name != file.name) continue;
     if (file.size == text.size() && std::memcmp(file.bytes, text.data(), text.size()) == 0)
-      return RulePositions{file.rule_positions, file.rule_count};
+      return ParsedAhead{file.rule_positions, file.rule_count, file.document, file.document_size};
     return {};
   }
   return {};
@@ -861,7 +867,7 @@ void load_rule_file(const std::string& file, std::string_view relative_name, Rul
   switch (read_rule_text(file, text)) {
     case ReadResult::Ok:
       parse_rule_file(text, file, rules, errors,
-                      relative_name.empty() ? RulePositions{} : known_positions(relative_name, text));
+                      relative_name.empty() ? ParsedAhead{} : parsed_ahead(relative_name, text));
       return;
     case ReadResult::Empty:
       errors.push_back(Diagnostic{"rule.json-syntax", "rule file is empty", file, "", 1, 1, ""});
@@ -960,7 +966,8 @@ RuleFiles load_embedded_rules(Diagnostics& errors) {
         const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
         std::string_view text(reinterpret_cast<const char*>(file.bytes), file.size);
         parse_rule_file(text, std::string(kEmbeddedPrefix) + file.name, out, problems,
-                        RulePositions{file.rule_positions, file.rule_count});
+                        ParsedAhead{file.rule_positions, file.rule_count, file.document,
+                                    file.document_size});
       },
       errors);
 }

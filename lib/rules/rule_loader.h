@@ -21,18 +21,21 @@ struct RuleFiles {
   std::vector<ServerFlags> flags;
 };
 
-// Line and column of each rule of a file, known in advance (the built-in
-// files': see embedded_rules.h): `count` pairs.
-struct RulePositions {
+// What the build already knows of a file (the built-in files': see
+// embedded_rules.h): the line and column of each rule (`count` pairs) and
+// the parsed document (rules/json_binary.h).
+struct ParsedAhead {
   const int* pairs = nullptr;
   std::size_t count = 0;
+  const unsigned char* document = nullptr;
+  std::size_t document_size = 0;
 };
 
 // Parses one rule or flag file's text into `out`. Every problem goes to
-// `errors`; rules with problems are not returned, the others are. Rules
-// beyond the known positions are placed by mapping the text.
+// `errors`; rules with problems are not returned, the others are. What
+// `known` lacks is read from the text.
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleFiles& out,
-                     Diagnostics& errors, RulePositions known = {});
+                     Diagnostics& errors, ParsedAhead known = {});
 
 // Reads a file or every *.json under a directory (sorted by path).
 RuleFiles load_rule_source(const std::string& path, Diagnostics& errors);
