@@ -102,6 +102,10 @@ struct Analyzer::Impl {
     std::vector<Dialect> fact_dialects;
     std::size_t first_finding = 0;  // index into report.findings
     std::uint64_t last_cause_line = 0;  // last specific error or fatal finding
+    // The run's lines end inside a traceback: frames, and neither the
+    // exception line nor a raise line after them (a paste cut short, or a
+    // process that died while printing).
+    bool ended_in_traceback = false;
   };
 
   struct Event {
@@ -118,6 +122,9 @@ struct Analyzer::Impl {
     std::uint64_t end = 0;
     std::uint64_t lines = 0;
     bool after_exception = false;
+    bool in_frames = false;  // the last line was a frame or the source under one
+    bool in_destructor = false;  // a frame is an object's __del__
+    bool logged_below_error = false;  // the last line's level: a warning or below
     std::string first_exception;
     std::string last_exception;
     std::uint64_t last_exception_line = 0;
@@ -152,6 +159,9 @@ struct Analyzer::Impl {
       end = 0;
       lines = 0;
       after_exception = false;
+      in_frames = false;
+      in_destructor = false;
+      logged_below_error = false;
       first_exception.clear();
       last_exception.clear();
     }

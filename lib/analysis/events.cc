@@ -125,6 +125,15 @@ void Analyzer::Impl::track_event() {
   } else if (is_chain_marker(m) || opens_traceback(m)) {
     open_event.after_exception = false;
   }
+  // Still in the frames: a frame line, or the indented source (and Python
+  // 3.11's ^^^ markers) under one.
+  bool frame = !frame_file(m).empty();
+  open_event.in_frames = frame || (open_event.in_frames && !m.empty() && (m[0] == ' ' || m[0] == '\t'));
+  // An object's destructor at exit ("Exception ignored in: <function
+  // LLMEngine.__del__ ...>"), and a traceback a logger printed as a warning,
+  // are not the failure of the run.
+  if (frame && ends_with(m, " in __del__")) open_event.in_destructor = true;
+  open_event.logged_below_error = event.level == "WARNING" || event.level == "INFO" || event.level == "DEBUG";
 }
 
 // A traceback pasted up to its innermost "raise ValueError(" but not the

@@ -97,6 +97,7 @@ std::optional<Value> Analyzer::Impl::lookup(const std::string& name,
     return Value::of(std::string(to_string(d)));
   }
   if (name == "reached_ready") return Value::of(run.reached_ready);
+  if (name == "ended_in_traceback") return Value::of(run.ended_in_traceback);
   // The log shows this run starting (a launch banner, or a start-up phase
   // past the first): an excerpt of serving-time lines alone does not.
   if (name == "launched") return Value::of(!run.banners.empty() || run.phase > 0);

@@ -220,6 +220,6 @@ struct RulebookAccess {
 // Run variables every expression may read, besides captures and facts.
 inline constexpr const char* kBuiltinVariables[] = {
     "phase", "run", "server", "value", "reached_ready", "errors", "lines", "truncated", "exited",
-    "launched"};
+    "launched", "ended_in_traceback"};
 
 }  // namespace logrx
