@@ -106,12 +106,14 @@ void Analyzer::Impl::track_event() {
     }
     return;
   }
+  bool frame = false;
   if (ends_traceback(m)) {
     if (open_event.first_exception.empty()) open_event.first_exception = m;
     open_event.last_exception = m;
     open_event.last_exception_line = event.line;
     open_event.after_exception = true;
   } else if (auto file = frame_file(m); !file.empty()) {
+    frame = true;
     // Only the innermost frames say which module raised the exception.
     if (open_event.frames.size() >= kFramesKept) open_event.frames.erase(open_event.frames.begin());
     open_event.frames.emplace_back(file);
@@ -127,13 +129,12 @@ void Analyzer::Impl::track_event() {
   }
   // Still in the frames: a frame line, or the indented source (and Python
   // 3.11's ^^^ markers) under one.
-  bool frame = !frame_file(m).empty();
   open_event.in_frames = frame || (open_event.in_frames && !m.empty() && (m[0] == ' ' || m[0] == '\t'));
   // An object's destructor at exit ("Exception ignored in: <function
   // LLMEngine.__del__ ...>"), and a traceback a logger printed as a warning,
   // are not the failure of the run.
   if (frame && ends_with(m, " in __del__")) open_event.in_destructor = true;
-  open_event.logged_below_error = event.level == "WARNING" || event.level == "INFO" || event.level == "DEBUG";
+  open_event.logged_below_error = is_quiet_level(event.level);
 }
 
 // A traceback pasted up to its innermost "raise ValueError(" but not the

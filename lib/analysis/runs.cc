@@ -17,8 +17,8 @@ void Analyzer::Impl::start_run(int number) {
 }
 
 void Analyzer::Impl::close_run() {
-  run.ended_in_traceback = open_event.open && open_event.traceback && !open_event.frames.empty() &&
-                           open_event.in_frames && !open_event.after_exception &&
+  run.ended_in_traceback = open_event.open && open_event.traceback && open_event.in_frames &&
+                           !open_event.after_exception &&
                            !open_event.in_destructor && !open_event.logged_below_error &&
                            open_event.raised_type.empty() && open_event.end == run.last_line;
   close_event();

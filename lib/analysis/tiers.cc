@@ -321,8 +321,8 @@ void Analyzer::Impl::add_hints(Finding& f) const {
       // server in other versions (removed, or not there yet) is never the
       // fix. Refused in another spelling (--reasoning_parser), the server's
       // own spelling is.
-      if (m.rejected && !flag.empty() && flag == m.name) continue;
       if (m.rejected && !flag.empty()) {
+        if (flag == m.name) continue;
         item.name = flag;
         if (m.value && safe_argument(*m.value)) item.value = m.value;
         item.why = "the server spells it " + flag;

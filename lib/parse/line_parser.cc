@@ -474,19 +474,30 @@ bool parse_llamacpp(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
+// The level of glog's first letter (and of PyTorch's C++ logging, which
+// copies it): "I", "W", "E", "F"; empty for any other.
+std::string_view glog_level(char letter) {
+  switch (letter) {
+    case 'I': return "INFO";
+    case 'W': return "WARNING";
+    case 'E': return "ERROR";
+    case 'F': return "FATAL";
+    default: return {};
+  }
+}
+
 // glog, as Triton and other C++ servers write it: "E1103 02:59:01.152656
 // 81041 backend_model.cc:553] message". The server is not known from it, so
 // only the level and the message are taken.
 bool parse_glog(std::string_view text, detail::HeaderView& event) {
-  if (text.size() < 24 || std::string_view("IWEF").find(text[0]) == std::string_view::npos) return false;
+  if (text.size() < 24 || glog_level(text[0]).empty()) return false;
   if (!is_digit(text[1]) || !is_digit(text[4]) || text[5] != ' ' || text[8] != ':' || text[11] != ':')
     return false;
   std::size_t close = text.find("] ", 12);
   if (close == std::string_view::npos || close > 80) return false;
   std::string_view where = text.substr(12, close - 12);
   if (where.find(':') == std::string_view::npos) return false;
-  static constexpr std::string_view kGlogLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
-  event.level = kGlogLevels[std::string_view("IWEF").find(text[0])];
+  event.level = glog_level(text[0]);
   event.message = text.substr(close + 2);
   return true;
 }
@@ -497,8 +508,7 @@ bool parse_glog(std::string_view text, detail::HeaderView& event) {
 // message" (before). The server is not known from it: only the level and
 // the message are taken.
 bool parse_c10(std::string_view text, detail::HeaderView& event) {
-  if (text.size() < 8 || text[0] != '[' || std::string_view("IWEF").find(text[1]) == std::string_view::npos)
-    return false;
+  if (text.size() < 8 || text[0] != '[' || glog_level(text[1]).empty()) return false;
   std::size_t pos = 2;
   if (is_digit(text[pos])) {
     // MDD or MMDD (the month unpadded: "E909" is September 9), HH:MM:SS
@@ -530,8 +540,7 @@ bool parse_c10(std::string_view text, detail::HeaderView& event) {
   if (colon == std::string_view::npos || colon + 1 >= where.size() || !is_digit(where[colon + 1]) ||
       where.find(' ') != std::string_view::npos)
     return false;
-  static constexpr std::string_view kGlogLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
-  event.level = kGlogLevels[std::string_view("IWEF").find(text[1])];
+  event.level = glog_level(text[1]);
   event.source = where;
   event.message = text.substr(close + 2);
   return true;
