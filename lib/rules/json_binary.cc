@@ -51,24 +51,12 @@ class Reader {
       case kFalse:
         out = tag == kTrue;
         return true;
-      case kInteger: {
-        std::int64_t v = 0;
-        if (!get(v)) return false;
-        out = v;
-        return true;
-      }
-      case kUnsigned: {
-        std::uint64_t v = 0;
-        if (!get(v)) return false;
-        out = v;
-        return true;
-      }
-      case kFloat: {
-        double v = 0;
-        if (!get(v)) return false;
-        out = v;
-        return true;
-      }
+      case kInteger:
+        return number<std::int64_t>(out);
+      case kUnsigned:
+        return number<std::uint64_t>(out);
+      case kFloat:
+        return number<double>(out);
       case kString: {
         std::string text;
         if (!get_text(text)) return false;
@@ -109,6 +97,14 @@ class Reader {
   bool done() const { return at_ == size_; }
 
  private:
+  template <typename T>
+  bool number(json& out) {
+    T v{};
+    if (!get(v)) return false;
+    out = v;
+    return true;
+  }
+
   template <typename T>
   bool get(T& value) {
     if (size_ - at_ < sizeof(T)) return false;

@@ -846,17 +846,25 @@ ReadResult read_rule_text(const std::string& file, std::string& text) {
   return text.empty() ? ReadResult::Empty : ReadResult::Ok;
 }
 
-// The built-in file a file on disk is a copy of (the installed rulebook, or
-// the build tree's), byte for byte: its rule positions are then known.
+// The embedded file by its path under rules/, nullptr for none.
+const EmbeddedRuleFile* embedded_file(std::string_view name) {
+  for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i)
+    if (name == kEmbeddedRuleFiles[i].name) return &kEmbeddedRuleFiles[i];
+  return nullptr;
+}
+
+ParsedAhead parsed_ahead(const EmbeddedRuleFile& file) {
+  return ParsedAhead{file.rule_positions, file.rule_count, file.document, file.document_size};
+}
+
+// What the build knows of a file on disk that is a byte-for-byte copy of a
+// built-in one (the installed rulebook, or the build tree's): its document
+// and rule positions.
 ParsedAhead parsed_ahead(std::string_view relative_name, std::string_view text) {
-  for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i) {
-    const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
-    if (relative_name != file.name) continue;
-    if (file.size == text.size() && std::memcmp(file.bytes, text.data(), text.size()) == 0)
-      return ParsedAhead{file.rule_positions, file.rule_count, file.document, file.document_size};
+  const EmbeddedRuleFile* file = embedded_file(relative_name);
+  if (file == nullptr || file->size != text.size() || std::memcmp(file->bytes, text.data(), text.size()) != 0)
     return {};
-  }
-  return {};
+  return parsed_ahead(*file);
 }
 
 // `relative_name` is the file's path under the rule directory given
@@ -894,13 +902,9 @@ void load_rule_file(const std::string& file, std::string_view relative_name, Rul
 
 std::optional<std::string_view> embedded_rule_text(std::string_view prefixed_name) {
   if (prefixed_name.substr(0, kEmbeddedPrefix.size()) != kEmbeddedPrefix) return std::nullopt;
-  std::string_view name = prefixed_name.substr(kEmbeddedPrefix.size());
-  for (std::size_t i = 0; i < kEmbeddedRuleFileCount; ++i) {
-    const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
-    if (name == file.name)
-      return std::string_view(reinterpret_cast<const char*>(file.bytes), file.size);
-  }
-  return std::nullopt;
+  const EmbeddedRuleFile* file = embedded_file(prefixed_name.substr(kEmbeddedPrefix.size()));
+  if (file == nullptr) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(file->bytes), file->size);
 }
 
 std::optional<std::pair<int, int>> position_in_file(const std::string& file,
@@ -966,8 +970,7 @@ RuleFiles load_embedded_rules(Diagnostics& errors) {
         const EmbeddedRuleFile& file = kEmbeddedRuleFiles[i];
         std::string_view text(reinterpret_cast<const char*>(file.bytes), file.size);
         parse_rule_file(text, std::string(kEmbeddedPrefix) + file.name, out, problems,
-                        ParsedAhead{file.rule_positions, file.rule_count, file.document,
-                                    file.document_size});
+                        parsed_ahead(file));
       },
       errors);
 }
