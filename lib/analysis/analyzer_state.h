@@ -114,6 +114,10 @@ struct Analyzer::Impl {
     // A C++ exception that ended the process ("terminate called after
     // throwing an instance of 'c10::Error'"): its what() and frames follow.
     bool terminate = false;
+    // An error record that may announce the traceback on the next line
+    // ("ERROR:    Exception in ASGI application", logger.exception's
+    // message): the traceback joins it, or the event closes with it alone.
+    bool lead_in = false;
     Dialect dialect = Dialect::Unknown;
     std::int64_t pid = -1;
     std::string source;
@@ -151,6 +155,7 @@ struct Analyzer::Impl {
       open = false;
       traceback = false;
       terminate = false;
+      lead_in = false;
       dialect = Dialect::Unknown;
       pid = -1;
       source.clear();
@@ -450,6 +455,8 @@ struct Analyzer::Impl {
   // A headerless line that reads as an error report ("Error: ...",
   // "error: unrecognized arguments", "FAILED ...").
   static bool reports_error(std::string_view message, const detail::TextMarks& marks = detail::kAnyMarks);
+  // A record that may announce a traceback on the next line (see Event::lead_in).
+  static bool announces_traceback(std::string_view level, std::string_view message);
   // Turns the best candidate of the event (or line) into a finding when no
   // specific rule explained it: structure over lexical, then priority, then
   // the final exception, then the latest line.

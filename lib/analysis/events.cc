@@ -17,6 +17,12 @@ bool Analyzer::Impl::continues_event() const {
     return detail::starts_with(m, "what():") || detail::starts_with(m, "Exception raised from ") ||
            detail::starts_with(m, "frame #");
   }
+  if (open_event.lead_in && !open_event.traceback) {
+    // Only a traceback's first line continues the record announcing it.
+    return open_event.lines == 0 && event.pid == open_event.pid &&
+           (event.dialect == open_event.dialect || event.dialect == Dialect::Unknown) &&
+           opens_traceback(event.message);
+  }
   if (event.dialect == Dialect::VLLM) {
     // logger.exception repeats the record header on every line; a raw
     // traceback repeats only the process prefix.
@@ -48,6 +54,18 @@ std::size_t traceback_indent(std::string_view message) {
 
 }  // namespace
 
+// A record that Python prints right before a traceback when it logs an
+// exception: an error-level record (logger.exception, uvicorn's "ERROR:
+// Exception in ASGI application", also behind vLLM's process prefix), or
+// the interpreter's own announcements of an exception outside any handler.
+bool Analyzer::Impl::announces_traceback(std::string_view level, std::string_view message) {
+  if (is_error_level(level)) return true;
+  for (std::string_view lead : {"ERROR:", "CRITICAL:", "Exception in thread ", "Exception in callback ",
+                                "Task exception was never retrieved", "Error in atexit._run_exitfuncs:"})
+    if (detail::starts_with(message, lead)) return true;
+  return false;
+}
+
 void Analyzer::Impl::dedent_traceback_line() {
   if (!open_event.open || open_event.indent == 0 || event.dialect != Dialect::Unknown) return;
   std::string& m = event.message;
@@ -69,10 +87,13 @@ void Analyzer::Impl::open_new_event() {
                    (event.dialect == Dialect::Unknown ||
                     (event.dialect == Dialect::VLLM && event.level.empty())) &&
                    detail::starts_with(event.message, "terminate called after throwing an instance of");
-  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate) return;
+  bool lead_in = event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate &&
+                 announces_traceback(event.level, event.message);
+  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate && !lead_in) return;
   open_event.open = true;
   open_event.traceback = traceback;
   open_event.terminate = terminate;
+  open_event.lead_in = lead_in;
   open_event.dialect = event.dialect;
   open_event.pid = event.pid;
   open_event.source = event.source;

@@ -295,3 +295,51 @@ TEST_CASE("A rule that knows an event's first line explains the event, harmless 
     CHECK(f.severity <= Severity::Info);
   }
 }
+
+TEST_CASE("The error record announcing a traceback is one event with it", "[analysis][tiers]") {
+  const std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/vllm/entrypoints/openai/serving_chat.py\", line 200, in create_chat_completion\n"
+      "    raise ValueError(msg)\n"
+      "ValueError: This model's maximum context length is 8192 tokens. However, you requested 9000 tokens "
+      "(8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.\n";
+  // uvicorn's record, bare and behind vLLM's process prefix, and logger.exception's.
+  for (const std::string lead : {"ERROR:    Exception in ASGI application\n",
+                                 "(APIServer pid=1) ERROR:    Exception in ASGI application\n",
+                                 "2025-11-24 15:34:49,757 - lmdeploy - ERROR - async_engine.py:806 - request failed\n",
+                                 "ERROR:vllm.entrypoints:request failed\n"}) {
+    std::string text = "INFO:     10.0.0.5:41234 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request\n" + lead;
+    if (lead.rfind("(APIServer", 0) == 0) {
+      std::size_t at = 0;
+      std::string prefixed;
+      std::string body = traceback;
+      while (at < body.size()) {
+        std::size_t end = body.find('\n', at);
+        prefixed += "(APIServer pid=1) " + body.substr(at, end + 1 - at);
+        at = end + 1;
+      }
+      text += prefixed;
+    } else {
+      text += traceback;
+    }
+    INFO(lead);
+    auto report = scan_text(load_builtin(), text);
+    REQUIRE(report.findings.size() == 1);
+    const Finding& f = report.findings.front();
+    // Under LMDeploy's header the vLLM rule does not apply: the tiers speak, once.
+    if (lead.find("lmdeploy") == std::string::npos) CHECK(f.rule_id == "vllm.request.exceeds-context");
+    CHECK(f.event_start == 2);
+  }
+}
+
+TEST_CASE("An error record not followed by a traceback stays an event of its own", "[analysis][tiers]") {
+  auto report = scan_text(load_builtin(),
+                          "ERROR:    Exception in ASGI application\n"
+                          "INFO:     10.0.0.5:41234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+                          "Traceback (most recent call last):\n"
+                          "  File \"/x/app.py\", line 3, in f\n"
+                          "RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  REQUIRE(report.findings.size() >= 2);
+  CHECK(report.findings.front().line == 1);
+  CHECK(report.findings.front().event_start == 0);
+}

@@ -19,6 +19,8 @@ TextMarks naive(const std::string& text) {
   marks.traceback = text.find("Trac") != std::string::npos;
   for (const char* notation : {"[0m", "[0;", "^[", "^M", "#033", "#015"})
     marks.notation = marks.notation || text.find(notation) != std::string::npos;
+  for (unsigned char c : text)
+    marks.unclean = marks.unclean || c >= 0x80 || c == 0x1b || c == '\r' || c == 0;
   return marks;
 }
 
@@ -38,6 +40,7 @@ TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
         CHECK(got.rror == want.rror);
         CHECK(got.traceback == want.traceback);
         CHECK(got.notation == want.notation);
+        CHECK(got.unclean == want.unclean);
       }
     }
   }
@@ -47,9 +50,14 @@ TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
   std::mt19937 rng(11);
   // Letters of the marks and their near misses, so that partial marks are common.
   const std::string alphabet = "rRoOTtacC\\e x[0m;^M#35";
+  // Each vector width's loop and the tails after it (up to 66 bytes past
+  // the last 64-byte step), with the unclean bytes now and then.
+  const std::string unclean("\x1b\r\x80\xff", 4);
   for (int round = 0; round < 3000; ++round) {
-    std::string text(rng() % 200, ' ');
+    std::string text(rng() % 300, ' ');
     for (char& c : text) c = alphabet[rng() % alphabet.size()];
+    if (round % 4 == 0 && !text.empty()) text[rng() % text.size()] = unclean[rng() % unclean.size()];
+    if (round % 9 == 0 && !text.empty()) text[rng() % text.size()] = '\0';
     TextMarks got = find_marks(text);
     TextMarks want = naive(text);
     INFO(text);
@@ -57,6 +65,7 @@ TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
     CHECK(got.rror == want.rror);
     CHECK(got.traceback == want.traceback);
     CHECK(got.notation == want.notation);
+    CHECK(got.unclean == want.unclean);
   }
   // "Trac" is case-sensitive, as the traceback header is.
   CHECK_FALSE(find_marks("traceback (most recent call last):").traceback);
