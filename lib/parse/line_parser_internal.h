@@ -28,7 +28,13 @@ struct HeaderView {
   std::string_view message;
 };
 
-HeaderView parse_header(std::string_view text);
+// Writes the header of text into view, a default-constructed HeaderView.
+void parse_header_into(std::string_view text, HeaderView& view);
+inline HeaderView parse_header(std::string_view text) {
+  HeaderView view;
+  parse_header_into(text, view);
+  return view;
+}
 
 // uvicorn's own record ("INFO:     10.0.0.1:5000 - \"POST ...\" 200 OK"), as
 // vLLM's API server prints it behind its process prefix. No server's header
