@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 
@@ -332,8 +333,25 @@ void civil_from_days(std::int64_t z, int& y, int& m, int& d) {
 }
 
 bool is_journal_header(std::string_view line) {
-  return starts_with(line, "-- ") && (ends_with(line, " --") || starts_with(line, "-- Boot ") ||
-                                      starts_with(line, "-- Reboot --"));
+  // journalctl -x explains some entries in lines of its own ("-- Subject: ...").
+  return starts_with(line, "-- ") &&
+         (ends_with(line, " --") || starts_with(line, "-- Boot ") || starts_with(line, "-- Reboot --") ||
+          starts_with(line, "-- Subject: ") || starts_with(line, "-- Defined-By: ") ||
+          starts_with(line, "-- Support: ") || starts_with(line, "-- Documentation: "));
+}
+
+// What a paste puts around a log before its first line (a Markdown code
+// fence, GitHub's collapsible section): no line of the log, so the envelope
+// is decided from the line after it.
+bool is_paste_decoration(std::string_view line) {
+  return starts_with(line, "```") || starts_with(line, "~~~") || starts_with(line, "<details") ||
+         starts_with(line, "</details") || starts_with(line, "<summary");
+}
+
+// A line quoted in Markdown, without its "> " (or the ">" of an empty one).
+std::string_view unquoted(std::string_view line) {
+  if (line == ">") return {};
+  return starts_with(line, "> ") ? line.substr(2) : line;
 }
 
 bool is_export_field(std::string_view line) {
@@ -349,13 +367,39 @@ bool is_export_field(std::string_view line) {
 
 // "May 23 07:40:41" or "May  3 07:40:41.123456" (RFC 3164, journalctl short
 // and short-precise). Returns the length, 0 when absent.
+namespace {
+
+// The month that starts a BSD time and the index after it and its space:
+// English in any case ("Oct", "oct" where the locale lowers it) or a CJK
+// locale's number and 月 ("2月 25 17:49:00" from journalctl under zh_CN).
+std::size_t bsd_month(std::string_view text, int& month) {
+  month = 0;
+  if (text.size() > 3 && text[3] == ' ') {
+    char name[3];
+    for (std::size_t i = 0; i < 3; ++i)
+      name[i] = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(text[i]))
+                                         : std::tolower(static_cast<unsigned char>(text[i])));
+    for (std::size_t m = 0; m < kMonths.size(); ++m)
+      if (std::string_view(name, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
+    return month == 0 ? 0 : 4;
+  }
+  constexpr std::string_view kMonthSign = "\xE6\x9C\x88";  // 月
+  std::size_t digits = 0;
+  while (digits < text.size() && digits < 2 && is_digit(text[digits])) month = month * 10 + (text[digits++] - '0');
+  if (digits == 0 || month < 1 || month > 12 || text.compare(digits, kMonthSign.size(), kMonthSign) != 0 ||
+      digits + kMonthSign.size() >= text.size() || text[digits + kMonthSign.size()] != ' ') {
+    month = 0;
+    return 0;
+  }
+  return digits + kMonthSign.size() + 1;
+}
+
+}  // namespace
+
 std::size_t parse_bsd_time(std::string_view text, Timestamp& ts) {
-  if (text.size() < 15 || text[3] != ' ') return 0;
   int month = 0;
-  for (std::size_t m = 0; m < kMonths.size(); ++m)
-    if (text.substr(0, 3) == kMonths[m]) month = static_cast<int>(m) + 1;
-  if (month == 0) return 0;
-  std::size_t pos = 4;
+  std::size_t pos = bsd_month(text, month);
+  if (pos == 0 || text.size() < pos + 11) return 0;
   if (text[pos] == ' ') ++pos;
   int day = 0;
   std::size_t digits = 0;
@@ -415,6 +459,7 @@ std::string_view to_string(EnvelopeKind kind) {
     case EnvelopeKind::JournalJson: return "journal-json";
     case EnvelopeKind::JournalExport: return "journal-export";
     case EnvelopeKind::Syslog: return "syslog";
+    case EnvelopeKind::JsonRecord: return "json-record";
   }
   return "none";
 }
@@ -457,19 +502,39 @@ std::string source_from_path(std::string_view path) {
   return {};
 }
 
+namespace {
+
+// The members a log store's JSON export keeps a line in: Loki's (logcli
+// --output=jsonl, Grafana's "download logs"), Google Cloud Logging's and
+// CloudWatch Logs Insights'. Not "message" or "msg": servers' own
+// structured lines use those.
+bool is_record_text_key(std::string_view key) {
+  return key == "line" || key == "textPayload" || key == "@message";
+}
+
+bool is_record_time_key(std::string_view key) {
+  return key == "timestamp" || key == "ts" || key == "@timestamp" || key == "time" || key == "receiveTimestamp";
+}
+
+}  // namespace
+
 EnvelopeKind EnvelopeDecoder::detect(std::string_view line) {
   if (line.empty()) return EnvelopeKind::None;
   char first = line[0];
   if (first == '{') {
     bool docker = false;
     bool journal = false;
-    scan_object(line, [&](std::string_view key, std::size_t) -> std::size_t {
+    bool record = false;
+    scan_object(line, [&](std::string_view key, std::size_t pos) -> std::size_t {
       if (key == "log") docker = true;
       if (key == "MESSAGE" || key == "__CURSOR" || key == "__REALTIME_TIMESTAMP") journal = true;
+      // A string, not the number llama.cpp's own JSON lines give "line".
+      if (is_record_text_key(key) && pos < line.size() && line[pos] == '"') record = true;
       return 0;
     });
     if (journal) return EnvelopeKind::JournalJson;
     if (docker) return EnvelopeKind::DockerJson;
+    if (record) return EnvelopeKind::JsonRecord;
     return EnvelopeKind::None;
   }
   if (first == '_' && (starts_with(line, "__CURSOR=") || starts_with(line, "__REALTIME_TIMESTAMP=")))
@@ -493,7 +558,12 @@ EnvelopeKind EnvelopeDecoder::detect(std::string_view line) {
   std::string_view ident;
   if (is_digit(first)) {
     std::size_t end = parse_rfc3339_zoned(line, ts);
-    if (end == 0 || end >= line.size() || line[end] != ' ') return EnvelopeKind::None;
+    if (end == 0) {
+      // A CJK locale's month ("2月 25 17:49:00 host ident[pid]: ").
+      end = parse_bsd_time(line, ts);
+      return end > 0 && parse_host_ident(line, end, ident) > 0 ? EnvelopeKind::Journal : EnvelopeKind::None;
+    }
+    if (end >= line.size() || line[end] != ' ') return EnvelopeKind::None;
     bool partial = false;
     if (parse_cri_tags(line, end, partial) > 0) return EnvelopeKind::CRI;
     if (!nanosecond_time(line.substr(0, end)) && looks_like_own_header(line.substr(end)))
@@ -598,7 +668,21 @@ void EnvelopeDecoder::line(std::string_view raw, bool truncated, const Sink& sin
     sink(raw, truncated, nullptr);
     return;
   }
+  if (quoted_ && (raw == ">" || starts_with(raw, "> "))) raw = unquoted(raw);
   if (kind_ == EnvelopeKind::Undecided) {
+    if (is_paste_decoration(unquoted(raw)) && decorations_ < 8) {
+      ++decorations_;
+      sink(raw, truncated, nullptr);
+      return;
+    }
+    // A log quoted in Markdown: its envelope is the quoted text's.
+    if (!quoted_ && starts_with(raw, "> ")) {
+      std::string_view inner = unquoted(raw);
+      if (is_journal_header(inner) || detect(inner) != EnvelopeKind::None) {
+        quoted_ = true;
+        raw = inner;
+      }
+    }
     if (is_journal_header(raw) && held_count_ < 8) {
       // "-- Logs begin at ... --": journalctl's own line, before its entries.
       held_.append(raw).push_back('\n');
@@ -828,8 +912,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       std::size_t end = 0;
       if (!rest.empty() && is_digit(rest[0]))
         end = parse_rfc3339_zoned(rest, ts);
-      else
-        end = parse_bsd_time(rest, ts);
+      if (end == 0) end = parse_bsd_time(rest, ts);
       if (end == 0) return false;
       std::string_view ident;
       std::size_t body = parse_host_ident(rest, end, ident);
@@ -838,6 +921,34 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       source_.assign(ident);
       meta_.source = source_;
       emit(rest.substr(body), truncated, sink);
+      return true;
+    }
+    case EnvelopeKind::JsonRecord: {
+      bool has_text = false;
+      bool has_time = false;
+      std::string scratch;
+      bool is_object = scan_object(raw, [&](std::string_view key, std::size_t pos) -> std::size_t {
+        if (!has_text && is_record_text_key(key) && pos < raw.size() && raw[pos] == '"') {
+          std::size_t after = read_text_value(raw, pos, text_, max_line_bytes_ + 1);
+          has_text = after > 0;
+          return after;
+        }
+        if (!has_time && is_record_time_key(key) && pos < raw.size() && raw[pos] == '"') {
+          std::size_t after = read_text_value(raw, pos, scratch, 64);
+          if (std::size_t end = parse_rfc3339_zoned(scratch, ts); end > 0) {
+            has_time = true;
+            set_timestamp(ts, std::string_view(scratch).substr(0, end));
+          }
+          return after;
+        }
+        return 0;
+      });
+      if (!is_object || !has_text) return false;
+      bool cut = truncated || text_.size() > max_line_bytes_;
+      if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
+      std::string_view text = text_;
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      emit_lines(text, cut, sink);
       return true;
     }
     case EnvelopeKind::JournalJson: {

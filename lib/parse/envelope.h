@@ -7,7 +7,9 @@
 // Formats: CRI (partial "P" lines joined), Docker json-file (partial pieces
 // joined), kubectl logs --timestamps / --prefix (and both), journalctl
 // short / short-iso / short-precise / short-iso-precise, journalctl -o json
-// and -o export, syslog RFC 3164 and RFC 5424.
+// and -o export, syslog RFC 3164 and RFC 5424, and the JSON records log
+// stores export a line in (Loki's "line", Google Cloud Logging's
+// "textPayload", CloudWatch's "@message").
 #pragma once
 
 #include <cstddef>
@@ -31,6 +33,7 @@ enum class EnvelopeKind {
   JournalJson,
   JournalExport,
   Syslog,        // RFC 3164 or RFC 5424 with a "<PRI>"
+  JsonRecord,    // a log store's export: one JSON object per line holding the server's line
 };
 
 std::string_view to_string(EnvelopeKind kind);
@@ -93,6 +96,8 @@ class EnvelopeDecoder {
   std::string path_source_;
   EnvelopeKind kind_ = EnvelopeKind::Undecided;
   bool prefix_timestamps_ = false;  // kubectl --prefix --timestamps
+  bool quoted_ = false;             // the envelope is inside a Markdown quote ("> ")
+  std::size_t decorations_ = 0;     // paste decorations passed while undecided
   std::string held_;          // journal header lines seen before the decision, '\n'-joined
   std::size_t held_count_ = 0;
 

@@ -585,6 +585,17 @@ bool parse_python_logging(std::string_view text, detail::HeaderView& event) {
 
 // "vllm-1  | " (docker compose) in front of a server's own line. Returns the
 // index after it, or 0.
+// Whether the compose prefix at the start of text names a replica
+// ("vllm-1", compose v1's "app_vllm_1"): only compose names its services so,
+// where another program's "NAME | " (a level column) would not.
+bool is_compose_replica(std::string_view text) {
+  std::size_t end = text.find_first_of(" |");
+  if (end == std::string_view::npos || end < 3) return false;
+  std::size_t digits = end;
+  while (digits > 0 && is_digit(text[digits - 1])) --digits;
+  return digits < end && digits > 1 && (text[digits - 1] == '-' || text[digits - 1] == '_');
+}
+
 std::size_t compose_prefix(std::string_view text) {
   std::size_t bar = text.substr(0, 68).find(" | ");
   if (bar == std::string_view::npos || bar == 0 || bar > 64) return 0;
@@ -606,9 +617,14 @@ std::size_t compose_prefix(std::string_view text) {
 std::size_t shipper_prefix(std::string_view text, Timestamp& ts) {
   if (!text.empty() && is_digit(text[0])) {
     std::size_t end = parse_rfc3339(text, 0, ts);
+    // Docker Desktop's log view copies each line after "2025-03-05 12:00:00 ".
+    if (end == 0) end = parse_full_timestamp(text, 0, ts);
     if (end > 0 && end < text.size() && text[end] == ' ') return end + 1;
     return 0;
   }
+  // A process manager's or IDE's stream tag ("[stdout] ", "[stderr] ").
+  for (std::string_view tag : {"[stdout] ", "[stderr] "})
+    if (starts_with(text, tag)) return tag.size();
   // The envelope stage reads these for a whole stream; here the prefix is
   // taken line by line (an excerpt whose first line has none).
   Timestamp bsd;
@@ -788,8 +804,9 @@ void parse_header_body(std::string_view text, HeaderView& view) {
   }
   // A shipper's or docker compose's prefix in front of a server's own line
   // (checked last: most lines are a server's own).
-  if (std::size_t skip = compose_prefix(text); skip > 0) {
-    HeaderView inner = parse_header(text.substr(skip));
+  std::size_t compose = compose_prefix(text);
+  if (compose > 0) {
+    HeaderView inner = parse_header(text.substr(compose));
     if (inner.dialect != Dialect::Unknown) {
       view = inner;
       return;
@@ -803,7 +820,8 @@ void parse_header_body(std::string_view text, HeaderView& view) {
       // server line behind the prefix makes it a prefix.
       HeaderView inner = parse_header(rest);
       if (inner.dialect != Dialect::Unknown) {
-        if (!inner.has_timestamp) {
+        // A stream tag carries no time (shipped stays unset: month 0).
+        if (!inner.has_timestamp && shipped.month != 0) {
           inner.has_timestamp = true;
           inner.timestamp = shipped;
           inner.timestamp_text = text.substr(0, skip - 1);
@@ -814,7 +832,10 @@ void parse_header_body(std::string_view text, HeaderView& view) {
     }
   }
   // A failed SGLang or vLLM attempt may have set fields; a plain line has none.
-  view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, text};
+  // Behind a replica's compose prefix ("pull-model-1  | panic: ..."), the
+  // message is what the container wrote, whatever program wrote it.
+  std::string_view plain = compose > 0 && is_compose_replica(text) ? text.substr(compose) : text;
+  view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, plain};
   detail::HeaderView glog;
   if (parse_glog(text, glog)) {
     view = glog;

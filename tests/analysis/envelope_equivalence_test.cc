@@ -245,11 +245,20 @@ TEST_CASE("Every corpus log gives the plain log's report inside each shipper's e
     std::string log = text.str();
     // The envelopes end every line; so must the plain log for a like comparison.
     if (log.empty() || log.back() != '\n') continue;
-    // A log that already has an envelope (a journald excerpt) would be
-    // wrapped twice; only the outer envelope is removed.
-    if (logrx::detail::EnvelopeDecoder::detect(log.substr(0, log.find('\n'))) !=
-        logrx::detail::EnvelopeKind::None)
-      continue;
+    // A log that already has an envelope (a journald excerpt, also one
+    // quoted or after a code fence) would be wrapped twice; only the outer
+    // envelope is removed.
+    {
+      logrx::detail::EnvelopeDecoder probe;
+      std::istringstream lines(log);
+      std::string line;
+      for (int n = 0; n < 16 && probe.kind() == logrx::detail::EnvelopeKind::Undecided && std::getline(lines, line);
+           ++n)
+        probe.line(line, false, [](std::string_view, bool, const logrx::detail::EnvelopeMeta*) {});
+      if (probe.kind() != logrx::detail::EnvelopeKind::None &&
+          probe.kind() != logrx::detail::EnvelopeKind::Undecided)
+        continue;
+    }
     logrx::AnalyzerOptions options = options_for(entry.path());
     Scan plain = scan(book, log, options);
     for (const auto& [kind, source] : kinds) {

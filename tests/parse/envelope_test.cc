@@ -161,3 +161,50 @@ TEST_CASE("A plain log passes through untouched", "[parse][envelope]") {
   for (const Out& o : out) CHECK_FALSE(o.wrapped);
   CHECK(out[1].text == "[2026-05-23 07:40:53 TP0] Load weight begin.");
 }
+
+TEST_CASE("A log store's JSON export gives its lines and times", "[parse][envelope]") {
+  CHECK(EnvelopeDecoder::detect(R"({"labels":{"app":"vllm"},"line":"INFO 06-02 10:00:00 [a.py:1] x","timestamp":"2025-06-02T10:00:00.5Z"})") ==
+        EnvelopeKind::JsonRecord);
+  CHECK(EnvelopeDecoder::detect(R"({"insertId":"a1","textPayload":"x","timestamp":"2025-06-02T10:00:00Z"})") ==
+        EnvelopeKind::JsonRecord);
+  CHECK(EnvelopeDecoder::detect(R"({"@timestamp":"2025-06-02 10:00:00.000","@message":"x"})") ==
+        EnvelopeKind::JsonRecord);
+  // llama.cpp's own JSON lines number their source line; servers' "msg" is theirs.
+  CHECK(EnvelopeDecoder::detect(R"({"tid":"1","timestamp":1717000000,"level":"INFO","function":"main","line":3,"msg":"HTTP server listening"})") ==
+        EnvelopeKind::None);
+  CHECK(EnvelopeDecoder::detect(R"({"level":"info","message":"a structured log"})") == EnvelopeKind::None);
+
+  auto out = decode({R"({"line":"Traceback (most recent call last):\n  File \"a.py\", line 1, in f","timestamp":"2025-06-02T10:00:00.5Z"})",
+                     R"({"textPayload":"ValueError: x\n","timestamp":"2025-06-02T10:00:01Z"})",
+                     "an operator's note"});
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].text == "Traceback (most recent call last):");
+  CHECK(out[0].time == "2025-06-02T10:00:00.5Z");
+  CHECK(out[1].text == "  File \"a.py\", line 1, in f");
+  CHECK(out[2].text == "ValueError: x");
+  CHECK(out[2].time == "2025-06-02T10:00:01Z");
+  CHECK_FALSE(out[3].wrapped);
+}
+
+TEST_CASE("journald's time in another locale's month", "[parse][envelope]") {
+  logrx::Timestamp ts;
+  CHECK(logrx::detail::parse_bsd_time("oct 08 12:15:07 desktop-pc ollama[8633]: x", ts) > 0);
+  CHECK(ts.month == 10);
+  CHECK(logrx::detail::parse_bsd_time("2\xE6\x9C\x88 25 17:49:00 host ollama[3]: x", ts) > 0);
+  CHECK(ts.month == 2);
+  CHECK(ts.day == 25);
+  CHECK(logrx::detail::parse_bsd_time("13\xE6\x9C\x88 25 17:49:00 host ollama[3]: x", ts) == 0);
+  CHECK(logrx::detail::parse_bsd_time("xyz 08 12:15:07 host a[1]: x", ts) == 0);
+  CHECK(EnvelopeDecoder::detect("2\xE6\x9C\x88 25 17:49:00 host ollama[3]: Error: x") == EnvelopeKind::Journal);
+}
+
+TEST_CASE("A journal pasted in a quote after a code fence is still a journal", "[parse][envelope]") {
+  auto out = decode({"> ```log", "> -- Subject: A start job for unit ollama.service has finished",
+                     "> Feb 25 17:49:00 host ollama[315]: Error: mkdir /mnt/x: permission denied", ">",
+                     "> ```"});
+  std::vector<std::string> wrapped;
+  for (const Out& o : out)
+    if (o.wrapped) wrapped.push_back(o.text + " @" + o.source);
+  CHECK(wrapped == std::vector<std::string>{"Error: mkdir /mnt/x: permission denied @ollama"});
+  CHECK(out.front().text == "> ```log");
+}

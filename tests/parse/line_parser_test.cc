@@ -357,3 +357,34 @@ TEST_CASE("uvicorn records are no server's header", "[parse][vllm]") {
   CHECK_FALSE(logrx::detail::is_uvicorn_record("INFO:"));
   CHECK_FALSE(logrx::detail::is_uvicorn_record("Information: x"));
 }
+
+TEST_CASE("A shipper's prefix before a server line is taken off", "[parse][prefix]") {
+  LineEvent e;
+  // Docker Desktop's copied log view.
+  parse_line("2025-03-05 12:00:01 ERROR 03-05 12:00:01 [engine.py:1] RuntimeError: CUDA error", 1, e);
+  CHECK(e.dialect == Dialect::VLLM);
+  CHECK(e.level == "ERROR");
+  CHECK(e.message == "RuntimeError: CUDA error");
+  // A stream tag carries no time of its own.
+  parse_line("[stderr] llama_model_load: error loading model: tensor 'x' not found", 2, e);
+  CHECK(e.dialect == Dialect::LlamaCpp);
+  CHECK_FALSE(e.has_timestamp);
+  // Python logging's own layout is no prefix.
+  parse_line("2024-01-01 10:00:00 1234 vllm.engine INFO [a.py:1] started", 3, e);
+  CHECK(e.dialect != Dialect::VLLM);
+  CHECK(e.level == "INFO");
+}
+
+TEST_CASE("Behind a compose replica's prefix the message is what the container wrote", "[parse][prefix]") {
+  LineEvent e;
+  parse_line("pull-model-1  | panic: runtime error: invalid memory address", 1, e);
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.message == "panic: runtime error: invalid memory address");
+  parse_line("app_vllm_1 | ValueError: x", 2, e);
+  CHECK(e.message == "ValueError: x");
+  // A level column is not a compose service.
+  parse_line("ERROR | failed to connect", 3, e);
+  CHECK(e.message == "ERROR | failed to connect");
+  parse_line("INFO | x", 4, e);
+  CHECK(e.message == "INFO | x");
+}
