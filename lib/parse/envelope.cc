@@ -78,6 +78,24 @@ bool is_ident_char(char c) {
          c == '-' || c == '.' || c == '@' || c == '/' || c == '+';
 }
 
+// "ollama[8017]: " at the start of a line: a journal entry without the time
+// and host columns (a paste that kept only the program). Only with the pid:
+// "name: message" is what many programs' own lines look like. Sets ident;
+// returns the index of the message, 0 when absent.
+std::size_t parse_bare_ident(std::string_view text, std::string_view& ident) {
+  if (text.empty() || !((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z'))) return 0;
+  std::size_t i = 0;
+  while (i < text.size() && i < 64 && is_ident_char(text[i]) && text[i] != '/') ++i;
+  if (i >= text.size() || text[i] != '[') return 0;
+  std::size_t close = i + 1;
+  while (close < text.size() && close - i <= 10 && is_digit(text[close])) ++close;
+  if (close == i + 1 || close + 1 >= text.size() || text[close] != ']' || text[close + 1] != ':') return 0;
+  ident = text.substr(0, i);
+  std::size_t body = close + 2;
+  if (body == text.size()) return body;
+  return text[body] == ' ' ? body + 1 : 0;
+}
+
 // "stdout F " / "stderr P " after a CRI timestamp. Returns the index of the
 // message, 0 when absent.
 std::size_t parse_cri_tags(std::string_view text, std::size_t pos, bool& partial) {
@@ -460,6 +478,7 @@ std::string_view to_string(EnvelopeKind kind) {
     case EnvelopeKind::JournalExport: return "journal-export";
     case EnvelopeKind::Syslog: return "syslog";
     case EnvelopeKind::JsonRecord: return "json-record";
+    case EnvelopeKind::JournalIdent: return "journal-ident";
   }
   return "none";
 }
@@ -574,6 +593,7 @@ EnvelopeKind EnvelopeDecoder::detect(std::string_view line) {
   }
   std::size_t end = parse_bsd_time(line, ts);
   if (end > 0 && parse_host_ident(line, end, ident) > 0) return EnvelopeKind::Journal;
+  if (parse_bare_ident(line, ident) > 0) return EnvelopeKind::JournalIdent;
   return EnvelopeKind::None;
 }
 
@@ -921,6 +941,15 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       source_.assign(ident);
       meta_.source = source_;
       emit(rest.substr(body), truncated, sink);
+      return true;
+    }
+    case EnvelopeKind::JournalIdent: {
+      std::string_view ident;
+      std::size_t body = parse_bare_ident(raw, ident);
+      if (body == 0) return false;
+      source_.assign(ident);
+      meta_.source = source_;
+      emit(raw.substr(body), truncated, sink);
       return true;
     }
     case EnvelopeKind::JsonRecord: {

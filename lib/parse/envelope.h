@@ -34,6 +34,7 @@ enum class EnvelopeKind {
   JournalExport,
   Syslog,        // RFC 3164 or RFC 5424 with a "<PRI>"
   JsonRecord,    // a log store's export: one JSON object per line holding the server's line
+  JournalIdent,  // journal lines whose time and host a paste cut off: "ollama[8017]: message"
 };
 
 std::string_view to_string(EnvelopeKind kind);

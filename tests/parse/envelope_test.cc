@@ -208,3 +208,19 @@ TEST_CASE("A journal pasted in a quote after a code fence is still a journal", "
   CHECK(wrapped == std::vector<std::string>{"Error: mkdir /mnt/x: permission denied @ollama"});
   CHECK(out.front().text == "> ```log");
 }
+
+TEST_CASE("Journal lines that kept only their program still name it", "[parse][envelope]") {
+  CHECK(EnvelopeDecoder::detect("ollama[8017]: CUDA error 2 at ggml-cuda.cu:4856: out of memory") ==
+        EnvelopeKind::JournalIdent);
+  // Without the pid it is any program's own "name: message".
+  CHECK(EnvelopeDecoder::detect("ollama: error loading model") == EnvelopeKind::None);
+  CHECK(EnvelopeDecoder::detect("[rank0]: RuntimeError: x") == EnvelopeKind::None);
+  auto out = decode({"ollama[8017]: CUDA error 2 at ggml-cuda.cu:4856: out of memory", "ollama[8017]:",
+                     "a line of another kind"});
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].text == "CUDA error 2 at ggml-cuda.cu:4856: out of memory");
+  CHECK(out[0].source == "ollama");
+  CHECK(out[1].wrapped);
+  CHECK(out[1].text.empty());
+  CHECK_FALSE(out[2].wrapped);
+}
