@@ -614,12 +614,73 @@ std::size_t compose_prefix(std::string_view text) {
 // A log shipper's prefix in front of a server's own line: `docker logs
 // --timestamps` ("2025-01-17T10:00:00.123456789Z "), journald or syslog
 // ("Jan 17 10:00:00 host ollama[123]: "). Returns the index after it, or 0.
-std::size_t shipper_prefix(std::string_view text, Timestamp& ts) {
+// After a wrapper's own time: its level and logger columns, when it prints
+// them before the line it wraps ("- INFO - [container] " from Python's
+// logging, "[Info] (Process) " from a launcher). Returns the index after
+// them (pos itself when there are none).
+std::size_t wrapper_columns(std::string_view text, std::size_t pos) {
+  auto word_at = [&text](std::size_t at) {
+    std::size_t end = at;
+    while (end < text.size() && end - at < 16 &&
+           ((text[end] >= 'A' && text[end] <= 'Z') || (text[end] >= 'a' && text[end] <= 'z')))
+      ++end;
+    return end;
+  };
+  // "%(asctime)s - %(levelname)s - %(message)s"
+  if (text.compare(pos, 3, " - ") == 0) {
+    std::size_t end = word_at(pos + 3);
+    if (end > pos + 3 && text.compare(end, 3, " - ") == 0) pos = end + 3;
+  } else if (text.compare(pos, 2, " [") == 0) {
+    std::size_t end = word_at(pos + 2);
+    if (end > pos + 2 && text.compare(end, 2, "] ") == 0) pos = end + 1;
+  }
+  // One bracketed name after the level: "[container] ", "(Process) ".
+  if (pos < text.size() && text[pos] == ' ') ++pos;
+  if (pos < text.size() && (text[pos] == '[' || text[pos] == '(')) {
+    char close = text[pos] == '[' ? ']' : ')';
+    std::size_t end = text.find(close, pos + 1);
+    if (end != std::string_view::npos && end - pos <= 48 && end + 1 < text.size() && text[end + 1] == ' ') {
+      // Not vLLM's own "(Name pid=N) " prefix, which belongs to the wrapped line.
+      std::string_view inside = text.substr(pos + 1, end - pos - 1);
+      if (inside.find('=') == std::string_view::npos) return end + 2;
+    }
+  }
+  return pos;
+}
+
+// The prefix a shipper or wrapper put before a server's line; `shorter`,
+// when not 0, is a shorter reading of it to try when the longer one leaves
+// no server line (a server's own "[GIN] " after Docker Desktop's time).
+std::size_t shipper_prefix(std::string_view text, Timestamp& ts, std::size_t& shorter) {
+  shorter = 0;
   if (!text.empty() && is_digit(text[0])) {
     std::size_t end = parse_rfc3339(text, 0, ts);
-    // Docker Desktop's log view copies each line after "2025-03-05 12:00:00 ".
-    if (end == 0) end = parse_full_timestamp(text, 0, ts);
     if (end > 0 && end < text.size() && text[end] == ' ') return end + 1;
+    // Docker Desktop's log view copies each line after "2025-03-05 12:00:00 ",
+    // a wrapper's own logger after its time and level.
+    end = parse_full_timestamp(text, 0, ts);
+    if (end > 0 && end < text.size() && text[end] == ' ') {
+      std::size_t columns = wrapper_columns(text, end);
+      if (columns <= end + 1) return end + 1;
+      shorter = end + 1;
+      return columns;
+    }
+    ts = Timestamp{};
+    std::size_t digits = 0;
+    while (digits < text.size() && is_digit(text[digits])) ++digits;
+    // A CloudWatch CSV export: the epoch in milliseconds, a comma, the line.
+    if (digits == 13 && digits < text.size() && text[digits] == ',')
+      return digits + 1 + (digits + 1 < text.size() && text[digits + 1] == '"' ? 1 : 0);
+    // An editor's or viewer's line numbers: "41  ", "41\t", "41 | ", "41: ".
+    if (digits <= 6 && digits < text.size()) {
+      std::size_t at = digits;
+      if (text[at] == '\t') return at + 1;
+      if (text[at] == ':' || text[at] == '|') ++at;
+      else if (text.compare(at, 2, " |") == 0) at += 2;
+      std::size_t spaces = at;
+      while (spaces < text.size() && spaces - at < 4 && text[spaces] == ' ') ++spaces;
+      if (spaces > at) return spaces;
+    }
     return 0;
   }
   // A process manager's or IDE's stream tag ("[stdout] ", "[stderr] ").
@@ -814,7 +875,11 @@ void parse_header_body(std::string_view text, HeaderView& view) {
   }
   {
     Timestamp shipped;
-    if (std::size_t skip = shipper_prefix(text, shipped); skip > 0) {
+    std::size_t shorter = 0;
+    std::size_t skip = shipper_prefix(text, shipped, shorter);
+    // The wrapper's time ends where its shortest reading does.
+    std::size_t time_end = (shorter > 0 ? shorter : skip) - 1;
+    for (int reading = 0; reading < 2 && skip > 0; ++reading, skip = shorter) {
       std::string_view rest = text.substr(skip);
       // TGI's own lines start with the same kind of timestamp: only a known
       // server line behind the prefix makes it a prefix.
@@ -824,7 +889,7 @@ void parse_header_body(std::string_view text, HeaderView& view) {
         if (!inner.has_timestamp && shipped.month != 0) {
           inner.has_timestamp = true;
           inner.timestamp = shipped;
-          inner.timestamp_text = text.substr(0, skip - 1);
+          inner.timestamp_text = text.substr(0, time_end);
         }
         view = inner;
         return;

@@ -388,3 +388,26 @@ TEST_CASE("Behind a compose replica's prefix the message is what the container w
   parse_line("INFO | x", 4, e);
   CHECK(e.message == "INFO | x");
 }
+
+TEST_CASE("Wrappers' columns, exports' epochs and editors' line numbers before a server line",
+          "[parse][prefix]") {
+  const std::string vllm = "(VllmWorker rank=1 pid=2775) ERROR 03-20 16:54:38 [multiproc_executor.py:375] RuntimeError: x";
+  for (const std::string prefix : {"2026-05-29 09:14:45,594 - INFO - [container] ", "2025-03-20 16:54:38.604 [Info] (Process) ",
+                                   "1756143989824,", "41  ", "41\t", "41 | ", "41: "}) {
+    LineEvent e;
+    INFO(prefix);
+    parse_line(prefix + vllm, 1, e);
+    CHECK(e.dialect == Dialect::VLLM);
+    CHECK(e.process == "VllmWorker rank=1");
+    CHECK(e.level == "ERROR");
+    CHECK(e.message == "RuntimeError: x");
+  }
+  // The wrapper's time is the line's when the server's line has none.
+  LineEvent e;
+  parse_line("2026-05-29 09:14:45,594 - INFO - [container] [TP0] Load weight end.", 2, e);
+  CHECK(e.dialect == Dialect::SGLang);
+  CHECK(e.timestamp_text == "2026-05-29 09:14:45,594");
+  // A server's own bracket after Docker Desktop's time is not a wrapper column.
+  parse_line("2024-01-05 10:38:07 [GIN] 2023/10/02 - 03:30:54 | 200 |  3.7s |  127.0.0.1 | POST \"/api/generate\"", 3, e);
+  CHECK(e.dialect == Dialect::Ollama);
+}
