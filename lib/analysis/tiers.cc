@@ -23,7 +23,9 @@ void Analyzer::Impl::take_fallback_matches() {
     const RuleSpec& rule = rules.rules[m.rule];
     if (rule.tier != Tier::Rule) {
       fallback_match = true;
-    } else if (!rule.silent) {
+    } else if (!rule.silent && condition_holds(rules.compiled[m.rule].when, &m.captures)) {
+      // A rule whose condition fails on this line (a crash rule that only
+      // speaks while an image is being encoded) has not explained it.
       specific = true;
     }
   }

@@ -343,3 +343,25 @@ TEST_CASE("An error record not followed by a traceback stays an event of its own
   CHECK(report.findings.front().line == 1);
   CHECK(report.findings.front().event_start == 0);
 }
+
+TEST_CASE("A rule whose condition fails on a line leaves it to the tiers", "[analysis][tiers]") {
+  logrx::test::TempDir dir;
+  dir.write("a.json",
+            logrx::test::rule_file(
+                logrx::test::rule_json("x.flux-crash", "flux capacitor failed",
+                                       ", \"category\": \"other\", \"when\": \"defined(flux_on)\"") +
+                "," +
+                logrx::test::rule_json("x.flux-on", "flux capacitor engaged",
+                                       ", \"silent\": true, \"facts\": {\"flux_on\": \"1\"}")));
+  logrx::Diagnostics errors;
+  auto book = logrx::Rulebook::load({{logrx::test::builtin_rules_dir()}, {dir.path()}}, errors);
+  REQUIRE(book);
+  const std::string crash = "RuntimeError: flux capacitor failed to align the warp coils\n";
+  auto without = scan_text(*book, crash);
+  REQUIRE(!without.findings.empty());
+  for (const Finding& f : without.findings) CHECK(f.rule_id != "x.flux-crash");
+  CHECK(strongest(without)->tier != Tier::Rule);
+  auto with = scan_text(*book, "flux capacitor engaged\n" + crash);
+  REQUIRE(!with.findings.empty());
+  CHECK(strongest(with)->rule_id == "x.flux-crash");
+}
