@@ -87,9 +87,9 @@ void Analyzer::Impl::open_new_event() {
                    (event.dialect == Dialect::Unknown ||
                     (event.dialect == Dialect::VLLM && event.level.empty())) &&
                    detail::starts_with(event.message, "terminate called after throwing an instance of");
-  bool lead_in = event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate &&
-                 announces_traceback(event.level, event.message);
-  if (event.dialect != Dialect::SGLang && !traceback && !vllm_error && !terminate && !lead_in) return;
+  bool opens = event.dialect == Dialect::SGLang || traceback || vllm_error || terminate;
+  bool lead_in = !opens && announces_traceback(event.level, event.message);
+  if (!opens && !lead_in) return;
   open_event.open = true;
   open_event.traceback = traceback;
   open_event.terminate = terminate;

@@ -617,6 +617,16 @@ void EnvelopeDecoder::emit_lines(std::string_view text, bool truncated, const Si
   }
 }
 
+// A JSON record's message (in text_), cut to the line cap, its own final
+// newline dropped, each of its lines emitted.
+void EnvelopeDecoder::emit_message(bool truncated, const Sink& sink) {
+  bool cut = truncated || text_.size() > max_line_bytes_;
+  if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
+  std::string_view text = text_;
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  emit_lines(text, cut, sink);
+}
+
 void EnvelopeDecoder::set_timestamp(const Timestamp& ts, std::string_view text) {
   meta_.has_timestamp = true;
   meta_.timestamp = ts;
@@ -973,11 +983,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
         return 0;
       });
       if (!is_object || !has_text) return false;
-      bool cut = truncated || text_.size() > max_line_bytes_;
-      if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
-      std::string_view text = text_;
-      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-      emit_lines(text, cut, sink);
+      emit_message(truncated, sink);
       return true;
     }
     case EnvelopeKind::JournalJson: {
@@ -1005,11 +1011,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       if (!has_message) return true;
       source_ = !unit.empty() ? unit : ident;
       meta_.source = source_;
-      bool cut = truncated || text_.size() > max_line_bytes_;
-      if (text_.size() > max_line_bytes_) text_.resize(max_line_bytes_);
-      std::string_view text = text_;
-      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-      emit_lines(text, cut, sink);
+      emit_message(truncated, sink);
       return true;
     }
     case EnvelopeKind::JournalExport: {

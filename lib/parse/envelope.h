@@ -88,6 +88,7 @@ class EnvelopeDecoder {
   bool unwrap(std::string_view raw, bool truncated, const Sink& sink);
   void emit(std::string_view text, bool truncated, const Sink& sink);
   void emit_lines(std::string_view text, bool truncated, const Sink& sink);
+  void emit_message(bool truncated, const Sink& sink);
   void flush_partial(const Sink& sink);
   void flush_export(const Sink& sink);
   void set_timestamp(const Timestamp& ts, std::string_view text);

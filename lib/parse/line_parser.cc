@@ -583,8 +583,6 @@ bool parse_python_logging(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
-// "vllm-1  | " (docker compose) in front of a server's own line. Returns the
-// index after it, or 0.
 // Whether the compose prefix at the start of text names a replica
 // ("vllm-1", compose v1's "app_vllm_1"): only compose names its services so,
 // where another program's "NAME | " (a level column) would not.
@@ -596,6 +594,8 @@ bool is_compose_replica(std::string_view text) {
   return digits < end && digits > 1 && (text[digits - 1] == '-' || text[digits - 1] == '_');
 }
 
+// "vllm-1  | " (docker compose) in front of a server's own line. Returns the
+// index after it, or 0.
 std::size_t compose_prefix(std::string_view text) {
   std::size_t bar = text.substr(0, 68).find(" | ");
   if (bar == std::string_view::npos || bar == 0 || bar > 64) return 0;
@@ -611,9 +611,6 @@ std::size_t compose_prefix(std::string_view text) {
   return bar + 3;
 }
 
-// A log shipper's prefix in front of a server's own line: `docker logs
-// --timestamps` ("2025-01-17T10:00:00.123456789Z "), journald or syslog
-// ("Jan 17 10:00:00 host ollama[123]: "). Returns the index after it, or 0.
 // After a wrapper's own time: its level and logger columns, when it prints
 // them before the line it wraps ("- INFO - [container] " from Python's
 // logging, "[Info] (Process) " from a launcher). Returns the index after
@@ -648,9 +645,13 @@ std::size_t wrapper_columns(std::string_view text, std::size_t pos) {
   return pos;
 }
 
-// The prefix a shipper or wrapper put before a server's line; `shorter`,
-// when not 0, is a shorter reading of it to try when the longer one leaves
-// no server line (a server's own "[GIN] " after Docker Desktop's time).
+// A log shipper's or wrapper's prefix in front of a server's own line:
+// `docker logs --timestamps` ("2025-01-17T10:00:00.123456789Z "), Docker
+// Desktop's or a wrapper's time and columns, an export's epoch, line
+// numbers, a stream tag, journald or syslog ("Jan 17 10:00:00 host
+// ollama[123]: "). Returns the index after it, or 0; `shorter`, when not 0,
+// is a shorter reading to try when the longer one leaves no server line (a
+// server's own "[GIN] " after Docker Desktop's time).
 std::size_t shipper_prefix(std::string_view text, Timestamp& ts, std::size_t& shorter) {
   shorter = 0;
   if (!text.empty() && is_digit(text[0])) {
