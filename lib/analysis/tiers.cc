@@ -52,27 +52,102 @@ void Analyzer::Impl::take_fallback_matches() {
                 matches.end());
 }
 
+namespace {
+
+// llama.cpp's and C libraries' "function: " names in front of their words
+// ("llama_model_load: error loading model: ...", "srv    load_model: failed
+// to load model"), at most three. Returns the words after them; message
+// itself when there are none, or when a name is a level ("warning: failed to
+// mlock" is a warning).
+std::string_view after_function_names(std::string_view message) {
+  std::string_view words = message;
+  for (std::string_view tag : {"srv ", "slot ", "que "}) {
+    if (detail::starts_with(words, tag)) {
+      words.remove_prefix(tag.size());
+      while (!words.empty() && words[0] == ' ') words.remove_prefix(1);
+      break;
+    }
+  }
+  for (int names = 0; names < 3; ++names) {
+    std::size_t k = 0;
+    while (k < words.size() && ((words[k] >= 'a' && words[k] <= 'z') || words[k] == '_' ||
+                                (words[k] >= '0' && words[k] <= '9')))
+      ++k;
+    if (k < 3 || k + 1 >= words.size() || words[k] != ':' || words[k + 1] != ' ') break;
+    std::string_view name = words.substr(0, k);
+    if (name == "warning" || name == "warn" || name == "info" || name == "note" || name == "debug")
+      return message;
+    words.remove_prefix(k + 2);
+    while (!words.empty() && words[0] == ' ') words.remove_prefix(1);
+  }
+  return words.size() < message.size() ? words : message;
+}
+
+// A level column written as a word near the start ("[14:50:16] ERROR    app:
+// ...", "07/31 12:28:43 - service - ERROR - ...", "lmdeploy - ERROR - ..."),
+// with no quieter level before it.
+bool has_error_column(std::string_view message) {
+  constexpr std::size_t kColumnReach = 64;
+  std::size_t at = message.find("ERROR");
+  if (at == std::string_view::npos || at == 0 || at > kColumnReach) return false;
+  auto separates = [](char c) { return c == ' ' || c == '[' || c == ']' || c == '-' || c == '|' || c == ':' || c == '(' || c == ')'; };
+  if (!separates(message[at - 1]) || (at + 5 < message.size() && !separates(message[at + 5]))) return false;
+  std::string_view before = message.substr(0, at);
+  for (std::string_view quiet : {"INFO", "WARN", "DEBUG", "TRACE", "NOTICE"})
+    if (before.find(quiet) != std::string_view::npos) return false;
+  return true;
+}
+
+// An assertion, an abort or a shell's report of one anywhere in the line:
+// "ggml.c:1864: GGML_ASSERT(x) failed", "Assertion `found' failed.",
+// "Assertion failed: (x), function f", TurboMind's "Assertion fail: path",
+// "line 2: 3385755 Aborted (core dumped) python3 ...", "Abort trap: 6".
+bool reports_abort(std::string_view message) {
+  std::size_t assert_at = message.find("GGML_ASSERT(");
+  if (assert_at != std::string_view::npos && message.find(") failed", assert_at) != std::string_view::npos)
+    return true;
+  std::size_t backquote = message.find("Assertion `");
+  if (backquote != std::string_view::npos && message.find("' failed", backquote) != std::string_view::npos)
+    return true;
+  for (std::string_view shape : {"Assertion failed", "Assertion fail:", "Aborted (core dumped)", "Abort trap"})
+    if (message.find(shape) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 // A headerless line that reads as an error report ("Error: ...",
-// "error: unrecognized arguments", "FAILED ...").
+// "error: unrecognized arguments", "FAILED ...", "llama_model_load: error
+// loading model: ...", "GGML_ASSERT(x) failed").
 bool Analyzer::Impl::reports_error(std::string_view message, const detail::TextMarks& marks) {
   std::size_t i = 0;
   while (i < message.size() && message[i] == ' ') ++i;
   message.remove_prefix(i);
   if (message.empty()) return false;
-  if (std::string_view("EeFfpKSARCNOt").find(message[0]) != std::string_view::npos) {
+  if (std::string_view("EeFfpKSARCNOtGz").find(message[0]) != std::string_view::npos) {
     for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
                                    "failed", "FAILED", "Exception", "panic", "terminate called",
                                    "Killed", "Segmentation fault", "Aborted", "RuntimeError",
-                                   "CUDA error", "Cuda error", "NCCL error", "Out of memory", "OOM", "CRITICAL"})
+                                   "CUDA error", "Cuda error", "NCCL error", "Out of memory", "OOM", "CRITICAL",
+                                   "GGML_ASSERT", "CMake Error", "zsh: abort", "zsh: segmentation fault",
+                                   "zsh: killed", "zsh: bus error", "zsh: illegal hardware instruction"})
       if (detail::starts_with(message, start)) return true;
   }
-  // Everything below names an error ("error", "Error", "ERROR"); a line
-  // without those letters is settled here (this runs on every light line),
-  // and every line of a block without them at once.
+  // Everything below names an error ("error", "Error", "ERROR") or a failure
+  // ("failed", "abort"); a line without those letters is settled here (this
+  // runs on every light line), and every line of a block without them at once.
+  if (!marks.rror && !marks.fail) return false;
+  if (marks.fail && reports_abort(message)) return true;
+  std::string_view words = after_function_names(message);
+  if (words.size() < message.size()) {
+    for (std::string_view start : {"error", "Error", "ERROR", "failed", "Failed", "FAILED", "fail"})
+      if (detail::starts_with(words, start)) return true;
+  }
   if (!marks.rror) return false;
   if (message.find("rror") == std::string_view::npos &&
       message.find("RROR") == std::string_view::npos)
     return false;
+  if (has_error_column(message)) return true;
   // An exception printed as its repr: ValueError("...").
   std::size_t name_end = 0;
   while (name_end < message.size() &&

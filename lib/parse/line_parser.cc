@@ -546,6 +546,86 @@ bool parse_c10(std::string_view text, detail::HeaderView& event) {
   return true;
 }
 
+// Ray's C++ logging (raylet, GCS server, core workers): "[2023-07-23
+// 15:21:29,851 E 9751 9751] (raylet) node_manager.cc:3084: message" (time,
+// level letter, pid, thread; the component in parentheses since Ray 2.x,
+// then file:line). The server is not known from it: the level, component,
+// file and message are taken (not the time: a Ray line's full date beside a
+// server's year-less one would read as the clock jumping).
+bool parse_ray_cpp(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 30 || text[0] != '[' || !is_digit(text[1])) return false;
+  Timestamp ts;
+  std::size_t pos = parse_full_timestamp(text, 1, ts);
+  if (pos == 0 || pos + 3 >= text.size() || text[pos] != ' ' || text[pos + 2] != ' ') return false;
+  std::string_view level;
+  switch (text[pos + 1]) {
+    case 'I': level = "INFO"; break;
+    case 'W': level = "WARNING"; break;
+    case 'E': level = "ERROR"; break;
+    case 'C': level = "CRITICAL"; break;
+    case 'F': level = "FATAL"; break;
+    case 'D': level = "DEBUG"; break;
+    case 'T': level = "TRACE"; break;
+    default: return false;
+  }
+  pos += 3;
+  for (int field = 0; field < 2; ++field) {  // pid, then thread id
+    std::size_t start = pos;
+    while (pos < text.size() && is_digit(text[pos])) ++pos;
+    if (pos == start || pos >= text.size()) return false;
+    if (field == 0) {
+      if (text[pos] != ' ') return false;
+      ++pos;
+    }
+  }
+  if (pos + 1 >= text.size() || text[pos] != ']' || text[pos + 1] != ' ') return false;
+  std::string_view rest = text.substr(pos + 2);
+  if (!rest.empty() && rest[0] == '(') {
+    std::size_t close = rest.find(") ");
+    if (close != std::string_view::npos && close < 40) {
+      event.process = rest.substr(1, close - 1);
+      rest.remove_prefix(close + 2);
+    }
+  }
+  std::size_t colon_space = rest.find(": ");
+  if (colon_space != std::string_view::npos && colon_space < 80) {
+    std::string_view where = rest.substr(0, colon_space);
+    std::size_t colon = where.rfind(':');
+    bool line_number = colon != std::string_view::npos && colon + 1 < where.size() &&
+                       where.find(' ') == std::string_view::npos;
+    for (std::size_t k = colon + 1; line_number && k < where.size(); ++k) line_number = is_digit(where[k]);
+    if (line_number) {
+      event.source = where;
+      rest.remove_prefix(colon_space + 2);
+    }
+  }
+  event.level = level;
+  event.message = rest;
+  return true;
+}
+
+// Ray's Python logging (the driver, ray.init, Serve, the autoscaler):
+// "2025-02-22 21:02:44,020\tINFO worker.py:1654 -- message". Level, file and
+// message are taken (not the time, as for its C++ lines).
+bool parse_ray_python(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 30 || !is_digit(text[0])) return false;
+  Timestamp ts;
+  std::size_t pos = parse_full_timestamp(text, 0, ts);
+  if (pos == 0 || pos >= text.size() || text[pos] != '\t') return false;
+  std::string_view level = level_at_start(text.substr(pos + 1));
+  if (level.empty()) return false;
+  pos += 1 + level.size();
+  if (pos >= text.size() || text[pos] != ' ') return false;
+  std::size_t dashes = text.find(" -- ", pos + 1);
+  if (dashes == std::string_view::npos || dashes > pos + 100) return false;
+  std::string_view where = text.substr(pos + 1, dashes - pos - 1);
+  if (where.find(':') == std::string_view::npos || where.find(' ') != std::string_view::npos) return false;
+  event.level = level;
+  event.source = where;
+  event.message = text.substr(dashes + 4);
+  return true;
+}
+
 // Python's logging as KServe's model server (and others) formats it:
 // "2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] message"
 // (time, pid, logger, level, [file:function():line]). The server is not known
@@ -789,6 +869,18 @@ std::size_t launcher_prefix(std::string_view text, std::string_view& tag) {
     }
     return 0;
   }
+  // Ray's driver echoes its daemons' lines as "(raylet) ", "(raylet,
+  // ip=10.0.0.2) " or "(gcs_server) ".
+  if (at == 0 && (starts_with(text, "(raylet") || starts_with(text, "(gcs_server"))) {
+    std::size_t name_end = text.find_first_of(",)");
+    std::size_t close = text.find(") ");
+    if (name_end == std::string_view::npos || close == std::string_view::npos || close > 48) return 0;
+    std::string_view name = text.substr(1, name_end - 1);
+    if (name != "raylet" && name != "gcs_server") return 0;
+    if (name_end != close && !starts_with(text.substr(name_end), ", ip=")) return 0;
+    tag = name;
+    return close + 2;
+  }
   if (at == 0 && starts_with(text, "(pid=")) {
     std::size_t close = text.find(')');
     if (close == std::string_view::npos || close < 6 || close > 64 || close + 1 >= text.size() ||
@@ -850,6 +942,8 @@ void parse_header_body(std::string_view text, HeaderView& view) {
       if (first == '[' && parse_trtllm(text, view)) return;
       view = HeaderView{};
       if (first == '[' && parse_c10(text, view)) return;
+      view = HeaderView{};
+      if (first == '[' && parse_ray_cpp(text, view)) return;
     } else if (parse_llamacpp(text, view)) {
       return;
     }
@@ -908,7 +1002,12 @@ void parse_header_body(std::string_view text, HeaderView& view) {
     return;
   }
   detail::HeaderView python;
-  if (parse_python_logging(text, python)) view = python;
+  if (parse_python_logging(text, python)) {
+    view = python;
+    return;
+  }
+  detail::HeaderView ray;
+  if (parse_ray_python(text, ray)) view = ray;
 }
 
 bool is_uvicorn_record(std::string_view text) {

@@ -37,6 +37,9 @@ void find_marks_scalar(const unsigned char* p, std::size_t n, TextMarks& marks) 
     if (i + 4 > n) continue;
     if ((c | 0x20) == 'r' && (p[i + 1] | 0x20) == 'r' && (p[i + 2] | 0x20) == 'o' && (p[i + 3] | 0x20) == 'r')
       marks.rror = true;
+    if (((c | 0x20) == 'f' && (p[i + 1] | 0x20) == 'a' && (p[i + 2] | 0x20) == 'i' && (p[i + 3] | 0x20) == 'l') ||
+        ((c | 0x20) == 'b' && (p[i + 1] | 0x20) == 'o' && (p[i + 2] | 0x20) == 'r' && (p[i + 3] | 0x20) == 't'))
+      marks.fail = true;
     if (c == 'T' && p[i + 1] == 'r' && p[i + 2] == 'a' && p[i + 3] == 'c') marks.traceback = true;
   }
 }
@@ -52,6 +55,7 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
   __m256i any_trac = _mm256_setzero_si256();
   __m256i any_notation = _mm256_setzero_si256();
   __m256i any_unclean = _mm256_setzero_si256();
+  __m256i any_fail = _mm256_setzero_si256();
   std::size_t i = 0;
   for (; i + 32 + 3 <= n; i += 32) {
     __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
@@ -73,6 +77,13 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
         _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('r')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('r'))),
         _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('o')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('r'))));
     any_rror = _mm256_or_si256(any_rror, rror);
+    __m256i fail = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('f')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('a'))),
+        _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('i')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('l'))));
+    __m256i bort = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('b')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('o'))),
+        _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('r')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('t'))));
+    any_fail = _mm256_or_si256(any_fail, _mm256_or_si256(fail, bort));
     __m256i trac = _mm256_and_si256(
         _mm256_and_si256(_mm256_cmpeq_epi8(b0, _mm256_set1_epi8('T')), _mm256_cmpeq_epi8(b1, _mm256_set1_epi8('r'))),
         _mm256_and_si256(_mm256_cmpeq_epi8(b2, _mm256_set1_epi8('a')), _mm256_cmpeq_epi8(b3, _mm256_set1_epi8('c'))));
@@ -97,6 +108,7 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
   marks.traceback = _mm256_movemask_epi8(any_trac) != 0;
   marks.notation = _mm256_movemask_epi8(any_notation) != 0;
   marks.unclean = _mm256_movemask_epi8(any_unclean) != 0;
+  marks.fail = _mm256_movemask_epi8(any_fail) != 0;
   return i;
 }
 
@@ -116,6 +128,7 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
   __m128i any_trac = _mm_setzero_si128();
   __m128i any_notation = _mm_setzero_si128();
   __m128i any_unclean = _mm_setzero_si128();
+  __m128i any_fail = _mm_setzero_si128();
   std::size_t i = 0;
   for (; i + 16 + 3 <= n; i += 16) {
     __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
@@ -133,6 +146,15 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
         _mm_and_si128(_mm_cmpeq_epi8(_mm_or_si128(b2, fold), _mm_set1_epi8('o')),
                       _mm_cmpeq_epi8(_mm_or_si128(b3, fold), _mm_set1_epi8('r'))));
     any_rror = _mm_or_si128(any_rror, rror);
+    __m128i f0 = _mm_or_si128(b0, fold);
+    __m128i f1 = _mm_or_si128(b1, fold);
+    __m128i f2 = _mm_or_si128(b2, fold);
+    __m128i f3 = _mm_or_si128(b3, fold);
+    __m128i fail = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('f')), _mm_cmpeq_epi8(f1, _mm_set1_epi8('a'))),
+                                 _mm_and_si128(_mm_cmpeq_epi8(f2, _mm_set1_epi8('i')), _mm_cmpeq_epi8(f3, _mm_set1_epi8('l'))));
+    __m128i bort = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('b')), _mm_cmpeq_epi8(f1, _mm_set1_epi8('o'))),
+                                 _mm_and_si128(_mm_cmpeq_epi8(f2, _mm_set1_epi8('r')), _mm_cmpeq_epi8(f3, _mm_set1_epi8('t'))));
+    any_fail = _mm_or_si128(any_fail, _mm_or_si128(fail, bort));
     __m128i trac = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(b0, _mm_set1_epi8('T')), _mm_cmpeq_epi8(b1, _mm_set1_epi8('r'))),
                                  _mm_and_si128(_mm_cmpeq_epi8(b2, _mm_set1_epi8('a')), _mm_cmpeq_epi8(b3, _mm_set1_epi8('c'))));
     any_trac = _mm_or_si128(any_trac, trac);
@@ -152,6 +174,7 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
   marks.traceback = _mm_movemask_epi8(any_trac) != 0;
   marks.notation = _mm_movemask_epi8(any_notation) != 0;
   marks.unclean = _mm_movemask_epi8(any_unclean) != 0;
+  marks.fail = _mm_movemask_epi8(any_fail) != 0;
   return i;
 }
 #endif
@@ -181,6 +204,7 @@ TextMarks find_marks(std::string_view text) {
   marks.traceback = marks.traceback || rest.traceback;
   marks.notation = marks.notation || rest.notation;
   marks.unclean = marks.unclean || rest.unclean;
+  marks.fail = marks.fail || rest.fail;
   return marks;
 }
 

@@ -21,11 +21,14 @@ struct TextMarks {
   // A byte sanitize_line changes: ESC, CR, NUL or one of 0x80 and above
   // (the text is not plain ASCII; is_plain_text is false).
   bool unclean = false;
+  // "fail" or "bort" in any case ("failed", "FAILURE", "Aborted", "abort"):
+  // the words of an error line that does not say "error".
+  bool fail = false;
 };
 
 TextMarks find_marks(std::string_view text);
 
 // For a text not scanned for marks: it may hold any of them.
-inline constexpr TextMarks kAnyMarks{true, true, true, true, true};
+inline constexpr TextMarks kAnyMarks{true, true, true, true, true, true};
 
 }  // namespace logrx::detail

@@ -138,6 +138,37 @@ TEST_CASE("Out-of-memory words make memory pressure, warnings never feed the tie
   for (const Finding& f : warning.findings) CHECK(f.severity < Severity::Error);
 }
 
+TEST_CASE("Error lines without a level feed the tiers by their shape", "[analysis][tiers]") {
+  auto book = load_builtin();
+  // The words after llama.cpp's function names, an assertion, an abort, a
+  // level column of a format no parser knows (a rule may know some of them:
+  // either way they are reported).
+  for (const char* line : {
+           "frobnicate_init: failed to allocate compute buffers",
+           "srv    load_widget: failed to load widget, '/models/w.bin'",
+           "widget_load: error loading widget: widget_loader: unable to read widget info",
+           "/src/widget.c:1864: GGML_ASSERT(tensor->op == GGML_OP_UNARY) failed",
+           "widget-server: /src/widget.cpp:1094: void widget_apply(widget*): Assertion `found' failed.",
+           "Assertion failed: (n > 0), function widget_apply, file widget.c, line 12.",
+           "./launch.sh: line 2: 3385755 Aborted                 (core dumped) python3 -m widget.serve",
+           "zsh: abort      ./run-widget",
+           "[14:50:16.302477] ERROR    widget.config: could not frobnicate the widget",
+           "07/31 12:28:43 - service.ft - ERROR - widget chatbot.py - got a broken widget"}) {
+    auto report = scan_text(book, std::string(line) + "\n");
+    INFO(line);
+    REQUIRE(strongest(report) != nullptr);
+    CHECK(strongest(report)->severity >= Severity::Warning);
+  }
+  // A level word before the failure keeps it a warning or a note.
+  for (const char* line : {"warning: failed to mlock 139264000-byte buffer (after previously locking 0 bytes)",
+                           "[14:50:16.302477] INFO     widget.config: ERROR count is 0",
+                           "frobnicate_init: loaded 12 widgets, 0 failed"}) {
+    auto report = scan_text(book, std::string(line) + "\n");
+    INFO(line);
+    for (const Finding& f : report.findings) CHECK(f.severity < Severity::Warning);
+  }
+}
+
 TEST_CASE("A specific rule outranks the tiers in its event", "[analysis][tiers]") {
   auto book = load_builtin();
   auto report = scan_text(book,

@@ -153,6 +153,44 @@ TEST_CASE("Python's logging as KServe formats it gives the level, time and messa
   CHECK(e.level.empty());
 }
 
+TEST_CASE("Ray's C++ and Python log lines give the level, component, file and message", "[parse]") {
+  LineEvent e;
+  parse_line("[2023-07-23 15:21:29,851 E 9751 9751] (raylet) node_manager.cc:3084: 4 Workers (tasks / actors) "
+             "killed due to memory pressure (OOM)", 1, e);
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.level == "ERROR");
+  CHECK(e.process == "raylet");
+  CHECK(e.source == "node_manager.cc:3084");
+  CHECK(e.message == "4 Workers (tasks / actors) killed due to memory pressure (OOM)");
+  // No time: a full date beside a server's year-less one would read as a jump.
+  CHECK_FALSE(e.has_timestamp);
+  // Before Ray 2.x there is no component; the driver echoes a daemon's line
+  // behind "(raylet) " or "(raylet, ip=...) ".
+  parse_line("[2024-06-13 16:11:51,588 C 13261 13261] core_worker.cc:228: Failed to register worker to Raylet", 1, e);
+  CHECK(e.level == "CRITICAL");
+  CHECK(e.source == "core_worker.cc:228");
+  CHECK(e.message == "Failed to register worker to Raylet");
+  parse_line("(raylet, ip=10.0.0.2) [2025-04-02 15:02:00,117 W 135782 135782] (raylet) node_manager.cc:3069: slow",
+             1, e);
+  CHECK(e.level == "WARNING");
+  CHECK(e.process == "raylet");
+  CHECK(e.message == "slow");
+  parse_line("2025-02-22 21:02:44,020\tINFO worker.py:1654 -- Connecting to existing Ray cluster at address: x:6379",
+             1, e);
+  CHECK(e.level == "INFO");
+  CHECK(e.source == "worker.py:1654");
+  CHECK(e.message == "Connecting to existing Ray cluster at address: x:6379");
+  // Look-alikes stay text.
+  parse_line("[2023-07-23 15:21:29,851 X 9751 9751] node_manager.cc:1: no", 1, e);
+  CHECK(e.level.empty());
+  parse_line("[2023-07-23 15:21:29,851 E pid 9751] node_manager.cc:1: no", 1, e);
+  CHECK(e.level.empty());
+  parse_line("2025-02-22 21:02:44,020 INFO worker.py:1654 -- no tab, no Ray", 1, e);
+  CHECK(e.level.empty());
+  parse_line("(raylets) [2023-07-23 15:21:29,851 E 9751 9751] x.cc:1: not Ray's daemon", 1, e);
+  CHECK(e.process.empty());
+}
+
 TEST_CASE("Colour codes and CRs written out as text are removed", "[parse][sanitize]") {
   LineEvent e;
   // A paste that dropped the ESC bytes.
