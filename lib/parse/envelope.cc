@@ -1023,15 +1023,17 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
         piece.push_back('\n');
         std::string_view bytes = piece;
         if (export_binary_header_) {
-          if (bytes.size() < 8) {
-            export_binary_header_ = false;
-            export_binary_left_ = 0;
-            return true;
-          }
+          // A length byte of 0x0a ends a physical line inside the length:
+          // its bytes are gathered over as many lines as it takes.
+          std::size_t want = 8 - export_length_bytes_.size();
+          std::size_t have = std::min(want, bytes.size());
+          export_length_bytes_.append(bytes.substr(0, have));
+          bytes.remove_prefix(have);
+          if (export_length_bytes_.size() < 8) return true;
           std::uint64_t length = 0;
           for (int i = 7; i >= 0; --i)
-            length = (length << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-          bytes.remove_prefix(8);
+            length = (length << 8) | static_cast<unsigned char>(export_length_bytes_[static_cast<std::size_t>(i)]);
+          export_length_bytes_.clear();
           export_binary_header_ = false;
           export_binary_left_ = length + 1;  // the bytes and their newline
         }
@@ -1056,6 +1058,7 @@ bool EnvelopeDecoder::unwrap(std::string_view raw, bool truncated, const Sink& s
       std::size_t eq = raw.find('=');
       if (eq == std::string_view::npos) {
         export_binary_header_ = true;
+        export_length_bytes_.clear();
         export_binary_is_message_ = raw == "MESSAGE";
         if (export_binary_is_message_) {
           export_has_message_ = true;

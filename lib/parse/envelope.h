@@ -126,6 +126,7 @@ class EnvelopeDecoder {
   std::uint64_t export_binary_left_ = 0;  // bytes of a binary field still to come
   bool export_binary_is_message_ = false;
   bool export_binary_header_ = false;     // the next line starts with the 8-byte length
+  std::string export_length_bytes_;       // the length's bytes read so far
 };
 
 }  // namespace logrx::detail

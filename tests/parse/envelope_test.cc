@@ -139,6 +139,22 @@ TEST_CASE("journalctl -o export: text and binary MESSAGE fields", "[parse][envel
   CHECK(out[2].source == "python3");
 }
 
+TEST_CASE("journalctl -o export: a binary field whose length holds a newline byte", "[parse][envelope]") {
+  // 266 bytes: the length's first byte is 0x0a, which ends a physical line
+  // before the length is complete.
+  std::string data = "Capturing \xE2\x96\x88 " + std::string(247, 'x') + " done";
+  REQUIRE(data.size() == 266);
+  std::string length;
+  for (int b = 0; b < 8; ++b) length += static_cast<char>((data.size() >> (8 * b)) & 0xFF);
+  REQUIRE(length[0] == '\n');
+  auto out = decode({"__CURSOR=s=1", "MESSAGE", "", length.substr(1) + data, "SYSLOG_IDENTIFIER=python3", "",
+                     "__CURSOR=s=2", "MESSAGE=second", ""});
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].text == data);
+  CHECK(out[0].source == "python3");
+  CHECK(out[1].text == "second");
+}
+
 TEST_CASE("journalctl -o json with a byte-array MESSAGE", "[parse][envelope]") {
   auto out = decode({"{\"__REALTIME_TIMESTAMP\":\"1779522041000000\",\"SYSLOG_IDENTIFIER\":\"ollama\",\"MESSAGE\":[104,105,255]}",
                      "{\"__REALTIME_TIMESTAMP\":\"1779522041000000\",\"MESSAGE\":null}"});
