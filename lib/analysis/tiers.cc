@@ -109,8 +109,49 @@ bool reports_abort(std::string_view message) {
   std::size_t backquote = message.find("Assertion `");
   if (backquote != std::string_view::npos && message.find("' failed", backquote) != std::string_view::npos)
     return true;
-  for (std::string_view shape : {"Assertion failed", "Assertion fail:", "Aborted (core dumped)", "Abort trap"})
+  for (std::string_view shape : {"Assertion failed", "Assertion fail:", "Aborted (core dumped)", "Abort trap",
+                                 "invoked oom-killer", "oom-kill:", "OOMKilled", "Killed process "})
     if (message.find(shape) != std::string_view::npos) return true;
+  // A shell's report of a child the kernel killed: "line 28:     7 Killed      cmd".
+  for (std::size_t at = message.find(" Killed"); at != std::string_view::npos;
+       at = message.find(" Killed", at + 7)) {
+    std::size_t end = at + 7;
+    if (end < message.size() && message[end] != ' ') continue;
+    if (at > 0 && message[at - 1] >= '0' && message[at - 1] <= '9') return true;
+  }
+  return false;
+}
+
+// A C or C++ source location before the words ("init.cu:nvshmemi_init:1080:
+// nvshmem initialization failed", "transport.cpp:420: non-zero status: 7
+// connect EPS failed"), or a native function that failed ("ibv_modify_qp
+// failed", "cudaMalloc failed: out of memory"), or a GPU driver's kernel
+// line ("NVRM: ... rpcSendMessage failed"): the words then say fail or error.
+bool native_failure(std::string_view message) {
+  auto says_failure = [](std::string_view words) {
+    return words.find("fail") != std::string_view::npos || words.find("rror") != std::string_view::npos;
+  };
+  if (detail::starts_with(message, "NVRM: ")) return says_failure(message);
+  std::size_t k = 0;
+  while (k < message.size() && ((message[k] >= 'a' && message[k] <= 'z') || (message[k] >= 'A' && message[k] <= 'Z') ||
+                                (message[k] >= '0' && message[k] <= '9') || message[k] == '_'))
+    ++k;
+  if (k >= 3 && message[0] >= 'a' && message[0] <= 'z') {
+    std::string_view after = message.substr(k);
+    if (detail::starts_with(after, "()")) after.remove_prefix(2);
+    if (detail::starts_with(after, " failed")) return true;
+  }
+  std::size_t space = message.find(' ');
+  std::string_view first = message.substr(0, space);
+  if (first.size() < 6 || first.back() != ':') return false;
+  for (std::string_view extension : {".c:", ".cc:", ".cpp:", ".cu:", ".cxx:", ".h:", ".hpp:", ".cuh:"}) {
+    std::size_t at = first.find(extension);
+    if (at == std::string_view::npos) continue;
+    // A line number somewhere after the extension: "x.cu:1012:", "x.cpp:fn:291:".
+    std::string_view rest = first.substr(at + extension.size());
+    bool digits = rest.size() >= 2 && rest[rest.size() - 2] >= '0' && rest[rest.size() - 2] <= '9';
+    return digits && space != std::string_view::npos && says_failure(message.substr(space));
+  }
   return false;
 }
 
@@ -124,12 +165,13 @@ bool Analyzer::Impl::reports_error(std::string_view message, const detail::TextM
   while (i < message.size() && message[i] == ' ') ++i;
   message.remove_prefix(i);
   if (message.empty()) return false;
-  if (std::string_view("EeFfpKSARCNOtGz").find(message[0]) != std::string_view::npos) {
+  if (std::string_view("EeFfpKSARCNOtGzl").find(message[0]) != std::string_view::npos) {
     for (std::string_view start : {"Error", "error", "ERROR", "Fatal", "fatal", "FATAL", "Failed",
                                    "failed", "FAILED", "Exception", "panic", "terminate called",
                                    "Killed", "Segmentation fault", "Aborted", "RuntimeError",
                                    "CUDA error", "Cuda error", "NCCL error", "Out of memory", "OOM", "CRITICAL",
-                                   "GGML_ASSERT", "CMake Error", "zsh: abort", "zsh: segmentation fault",
+                                   "GGML_ASSERT", "CMake Error", "libc++abi: terminating", "zsh: abort",
+                                   "zsh: segmentation fault",
                                    "zsh: killed", "zsh: bus error", "zsh: illegal hardware instruction"})
       if (detail::starts_with(message, start)) return true;
   }
@@ -138,6 +180,7 @@ bool Analyzer::Impl::reports_error(std::string_view message, const detail::TextM
   // runs on every light line), and every line of a block without them at once.
   if (!marks.rror && !marks.fail) return false;
   if (marks.fail && reports_abort(message)) return true;
+  if (native_failure(message)) return true;
   std::string_view words = after_function_names(message);
   if (words.size() < message.size()) {
     for (std::string_view start : {"error", "Error", "ERROR", "failed", "Failed", "FAILED", "fail"})

@@ -393,6 +393,13 @@ bool parse_trtllm(std::string_view text, detail::HeaderView& event) {
     std::string_view code = rest.substr(open + 1, close - open - 1);
     level = code == "E" ? "ERROR" : code == "W" ? "WARNING" : code == "I" ? "INFO" : code == "V" ? "DEBUG" : code;
     rest.remove_prefix(close + 1);
+  } else if (event.has_timestamp && rest.size() > 4 && rest[0] == '[' && rest[2] == ']' && rest[3] == ' ' &&
+             std::string_view("EWIV").find(rest[1]) != std::string_view::npos) {
+    // TensorRT's own tools (trtexec): "[09/11/2024-21:49:27] [E] Engine set up
+    // failed". TensorRT, not TensorRT-LLM: the level and time, no server.
+    event.level = rest[1] == 'E' ? "ERROR" : rest[1] == 'W' ? "WARNING" : rest[1] == 'I' ? "INFO" : "DEBUG";
+    event.message = rest.substr(4);
+    return true;
   } else {
     event.has_timestamp = false;
     event.timestamp_text = {};
@@ -542,6 +549,36 @@ bool parse_c10(std::string_view text, detail::HeaderView& event) {
     return false;
   event.level = glog_level(text[1]);
   event.source = where;
+  event.message = text.substr(close + 2);
+  return true;
+}
+
+// The kernel's ring buffer as dmesg prints it: "[ 1843.439662] message"
+// (seconds since boot) or, with -T, "[Sun Mar 30 08:24:00 2025] message".
+// The message is taken, under the program name "kernel" (the boot-relative
+// time is no clock time; -T's is left out as for Ray's lines).
+bool parse_kernel(std::string_view text, detail::HeaderView& event) {
+  if (text.size() < 12 || text[0] != '[') return false;
+  std::size_t close = text.find("] ");
+  if (close == std::string_view::npos || close > 32) return false;
+  std::string_view stamp = text.substr(1, close - 1);
+  bool uptime = false;
+  {
+    std::size_t k = 0;
+    while (k < stamp.size() && stamp[k] == ' ') ++k;
+    std::size_t digits = k;
+    while (k < stamp.size() && is_digit(stamp[k])) ++k;
+    // At most eight digits of seconds (three years up): ten are an epoch,
+    // as UCX prints one ("[1721216845.639899] [host:849:f] ...").
+    if (k > digits && k - digits <= 8 && k + 7 == stamp.size() && stamp[k] == '.') {
+      uptime = true;
+      for (std::size_t m = k + 1; m < stamp.size(); ++m) uptime = uptime && is_digit(stamp[m]);
+    }
+  }
+  bool wall = stamp.size() == 24 && stamp[3] == ' ' && stamp[7] == ' ' && stamp[13] == ':' &&
+              stamp[16] == ':' && stamp[19] == ' ' && is_digit(stamp[20]) && is_digit(stamp[23]);
+  if (!uptime && !wall) return false;
+  event.process = "kernel";
   event.message = text.substr(close + 2);
   return true;
 }
@@ -996,6 +1033,11 @@ void parse_header_body(std::string_view text, HeaderView& view) {
   // message is what the container wrote, whatever program wrote it.
   std::string_view plain = compose > 0 && is_compose_replica(text) ? text.substr(compose) : text;
   view = HeaderView{Dialect::Unknown, false, {}, {}, {}, {}, -1, {}, plain};
+  detail::HeaderView kernel;
+  if (parse_kernel(text, kernel)) {
+    view = kernel;
+    return;
+  }
   detail::HeaderView glog;
   if (parse_glog(text, glog)) {
     view = glog;

@@ -21,8 +21,8 @@ struct TextMarks {
   // A byte sanitize_line changes: ESC, CR, NUL or one of 0x80 and above
   // (the text is not plain ASCII; is_plain_text is false).
   bool unclean = false;
-  // "fail" or "bort" in any case ("failed", "FAILURE", "Aborted", "abort"):
-  // the words of an error line that does not say "error".
+  // "fail", "bort" or "kill" in any case ("failed", "FAILURE", "Aborted",
+  // "OOMKilled"): the words of an error line that does not say "error".
   bool fail = false;
 };
 

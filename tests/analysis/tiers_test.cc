@@ -153,7 +153,13 @@ TEST_CASE("Error lines without a level feed the tiers by their shape", "[analysi
            "./launch.sh: line 2: 3385755 Aborted                 (core dumped) python3 -m widget.serve",
            "zsh: abort      ./run-widget",
            "[14:50:16.302477] ERROR    widget.config: could not frobnicate the widget",
-           "07/31 12:28:43 - service.ft - ERROR - widget chatbot.py - got a broken widget"}) {
+           "07/31 12:28:43 - service.ft - ERROR - widget chatbot.py - got a broken widget",
+           "[ 518.070786] Out of memory: Killed process 15783 (python3) total-vm:11964kB, anon-rss:4288kB",
+           "      Reason:       OOMKilled",
+           "./entrypoint.sh: line 28:     7 Killed                  /app/bin/widget-server $ARGS",
+           "/src/host/init/init.cu:widget_init:1080: widget initialization failed, exiting",
+           "widget_modify_qp failed",
+           "libc++abi: terminating due to uncaught exception of type std::runtime_error: widget exploded"}) {
     auto report = scan_text(book, std::string(line) + "\n");
     INFO(line);
     REQUIRE(strongest(report) != nullptr);
@@ -162,7 +168,9 @@ TEST_CASE("Error lines without a level feed the tiers by their shape", "[analysi
   // A level word before the failure keeps it a warning or a note.
   for (const char* line : {"warning: failed to mlock 139264000-byte buffer (after previously locking 0 bytes)",
                            "[14:50:16.302477] INFO     widget.config: ERROR count is 0",
-                           "frobnicate_init: loaded 12 widgets, 0 failed"}) {
+                           "frobnicate_init: loaded 12 widgets, 0 failed",
+                           "[ 12.345678] widget: registered new interface driver",
+                           "/src/widget.cpp:40: widget loaded in 3 s"}) {
     auto report = scan_text(book, std::string(line) + "\n");
     INFO(line);
     for (const Finding& f : report.findings) CHECK(f.severity < Severity::Warning);

@@ -191,6 +191,26 @@ TEST_CASE("Ray's C++ and Python log lines give the level, component, file and me
   CHECK(e.process.empty());
 }
 
+TEST_CASE("dmesg's prefixes and trtexec's levels are taken off", "[parse]") {
+  LineEvent e;
+  parse_line("[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).", 1, e);
+  CHECK(e.process == "kernel");
+  CHECK(e.message == "NVRM: The NVIDIA probe routine failed for 1 device(s).");
+  parse_line("[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python)", 1, e);
+  CHECK(e.process == "kernel");
+  CHECK(e.message == "Out of memory: Killed process 7899 (python)");
+  // An epoch in brackets is another program's time (UCX), not the kernel's uptime.
+  parse_line("[1721216845.639899] [host:849  :f]        vfs_fuse.c:281  UCX  ERROR inotify_add_watch failed", 1, e);
+  CHECK(e.process.empty());
+  parse_line("[12.5] not a kernel line", 1, e);
+  CHECK(e.process.empty());
+  parse_line("[09/11/2024-21:49:27] [E] Engine set up failed", 1, e);
+  CHECK(e.level == "ERROR");
+  CHECK(e.message == "Engine set up failed");
+  CHECK(e.dialect == Dialect::Unknown);
+  CHECK(e.has_timestamp);
+}
+
 TEST_CASE("Colour codes and CRs written out as text are removed", "[parse][sanitize]") {
   LineEvent e;
   // A paste that dropped the ESC bytes.

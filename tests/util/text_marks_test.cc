@@ -17,7 +17,8 @@ TextMarks naive(const std::string& text) {
   for (char& c : folded) c = static_cast<char>(c | 0x20);
   marks.rror = folded.find("rror") != std::string::npos;
   marks.traceback = text.find("Trac") != std::string::npos;
-  marks.fail = folded.find("fail") != std::string::npos || folded.find("bort") != std::string::npos;
+  marks.fail = folded.find("fail") != std::string::npos || folded.find("bort") != std::string::npos ||
+               folded.find("kill") != std::string::npos;
   for (const char* notation : {"[0m", "[0;", "^[", "^M", "#033", "#015"})
     marks.notation = marks.notation || text.find(notation) != std::string::npos;
   for (unsigned char c : text)
@@ -30,7 +31,8 @@ TextMarks naive(const std::string& text) {
 TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
   for (const std::string mark : {"\\", "error", "ERROR", "eRrOr", "Traceback", "[0m", "[0;0m", "^[[", "^M",
                                  "#033[", "#015", "failed",
-                                 "FAILURE", "Aborted", "abort"}) {
+                                 "FAILURE", "Aborted", "abort", "OOMKilled",
+                                 "oom-kill"}) {
     for (std::size_t length = 0; length < 70; ++length) {
       for (std::size_t at = 0; at + mark.size() <= length; ++at) {
         std::string text(length, 'x');
@@ -52,7 +54,7 @@ TEST_CASE("find_marks finds each mark at every offset and length", "[util]") {
 TEST_CASE("find_marks agrees with plain searches on random text", "[util]") {
   std::mt19937 rng(11);
   // Letters of the marks and their near misses, so that partial marks are common.
-  const std::string alphabet = "rRoOTtacC\\e x[0m;^M#35fFiIlLbB";
+  const std::string alphabet = "rRoOTtacC\\e x[0m;^M#35fFiIlLbBkK";
   // Each vector width's loop and the tails after it (up to 66 bytes past
   // the last 64-byte step), with the unclean bytes now and then.
   const std::string unclean("\x1b\r\x80\xff", 4);
