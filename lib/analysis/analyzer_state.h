@@ -359,6 +359,7 @@ struct Analyzer::Impl {
   static constexpr std::size_t kMaxForeignPrefixes = 64;
   void unwrap_foreign_prefix();
   void offer_fixes_per_server();
+  Dialect server_named_by_findings() const;
   void note_dated(const Timestamp& ts) {
     if (ts.year != 0) dated = {ts.year, ts.month};
   }

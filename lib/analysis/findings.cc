@@ -233,6 +233,7 @@ void Analyzer::Impl::check_remediation(Finding& f) const {
 // happened in.
 void Analyzer::Impl::refine_serverless_findings() {
   Dialect known = run.server != Dialect::Unknown ? run.server : stream_dialect;
+  if (known == Dialect::Unknown) known = server_named_by_findings();
   if (known == Dialect::Unknown) {
     offer_fixes_per_server();
     return;
@@ -254,6 +255,25 @@ void Analyzer::Impl::refine_serverless_findings() {
   for (std::size_t i = run.first_finding; i < report.findings.size(); ++i) refine(report.findings[i]);
 }
 
+
+// A launch whose lines name no server may still hold the words one server
+// wraps an error in ("Worker failed with error ..." is vLLM's, "Scheduler hit
+// an exception" SGLang's): the wrapper rules for one server that reported it
+// name the server, when they all name the same one. (Other rules for one
+// server may match a message several print, such as argparse's.)
+Dialect Analyzer::Impl::server_named_by_findings() const {
+  Dialect named = Dialect::Unknown;
+  for (std::size_t i = run.first_finding; i < report.findings.size(); ++i) {
+    const Finding& f = report.findings[i];
+    if (f.run != run.number || f.tier != Tier::Rule || !f.wrapper || f.server == "unknown" || f.server == "any")
+      continue;
+    auto dialect = parse_dialect(f.server);
+    if (!dialect || *dialect == Dialect::Unknown) continue;
+    if (named != Dialect::Unknown && named != *dialect) return Dialect::Unknown;
+    named = *dialect;
+  }
+  return named;
+}
 
 // A pasted line that names no server (a bare traceback, a CUDA error): the
 // fixes that depend on the server are offered for the servers the rule is

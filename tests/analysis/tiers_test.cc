@@ -227,6 +227,33 @@ TEST_CASE("A finding made before the log names its server gets that server's fix
   CHECK(item(*f, "--gpu-memory-utilization") != nullptr);
 }
 
+TEST_CASE("A message only one server prints names the server of a log that does not", "[analysis][tiers]") {
+  auto book = load_builtin();
+  // No line has vLLM's header, but only vLLM wraps a worker's error so.
+  auto report = scan_text(book,
+                          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                          "total capacity of 23.64 GiB of which 1.02 GiB is free.\n"
+                          "RuntimeError: Worker failed with error 'CUDA out of memory. Tried to allocate 2.00 GiB', "
+                          "please check the stack trace above for the root cause\n");
+  const Finding* f = nullptr;
+  for (const Finding& each : report.findings)
+    if (each.rule_id == "pytorch.cuda.out-of-memory") f = &each;
+  REQUIRE(f != nullptr);
+  CHECK(f->server == "vllm");
+  const logrx::RemediationItem* utilization = item(*f, "--gpu-memory-utilization");
+  REQUIRE(utilization != nullptr);
+  CHECK_FALSE(utilization->alternative);
+  // Without such a message the fixes stay offers for the servers it may be.
+  auto bare = scan_text(book,
+                        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                        "total capacity of 23.64 GiB of which 1.02 GiB is free.\n");
+  REQUIRE_FALSE(bare.findings.empty());
+  CHECK(bare.findings.front().server == "unknown");
+  const logrx::RemediationItem* offered = item(bare.findings.front(), "--gpu-memory-utilization");
+  REQUIRE(offered != nullptr);
+  CHECK(offered->alternative);
+}
+
 TEST_CASE("What a message only names is advice, never merged for a supervisor", "[analysis][tiers]") {
   auto book = load_builtin();
   std::size_t advice = 0;
