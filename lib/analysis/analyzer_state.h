@@ -279,16 +279,22 @@ struct Analyzer::Impl {
   };
   std::vector<Candidate> fallback;
   bool line_has_cause = false;  // the current line produced a specific, non-wrapper finding
+  // The previous line, when it may have been cut, or the lines before this
+  // one that a terminal or a paste cut one message into, joined without a
+  // space (a terminal's wrap) and with one (a paste's line breaks).
   struct {
-    std::string message;  // of the previous line, when it may have been cut
-    std::vector<std::size_t> rules;  // the rules that line matched alone
-    std::string text;
-    std::uint64_t line = 0;
+    std::string message;
+    std::string spaced;
+    std::vector<std::size_t> rules;  // the rules those lines matched alone
+    std::vector<EvidenceLine> pieces;  // their line numbers and texts
+    std::size_t bytes = 0;             // the pieces' texts, bounded by kMaxCutBytes
+    std::uint64_t line = 0;            // the last of them
   } cut;
+  static constexpr std::size_t kMaxCutPieces = 3;   // a message cut into up to four lines
+  static constexpr std::size_t kMaxCutBytes = 8192;
   std::vector<char> retired;       // by rule index: retired in this launch (retire_after)
   const std::map<std::string, Value>* lookup_overrides = nullptr;  // refine_serverless_findings
-  std::uint64_t joined_from = 0;  // this line's message was joined to line joined_from's
-  std::string joined_text;
+  std::vector<EvidenceLine> joined;  // the lines before this one that its message was joined to
   detail::BlockSurvey local_survey;     // process_unmatched_block's, when none was made ahead
   detail::BlockSurvey segment_survey;   // feed_checked_block's, for each run of lines between hits
   detail::BlockSurvey settled_survey;   // process_unmatched_block's, of the lines after those it took the full way

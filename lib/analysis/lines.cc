@@ -133,6 +133,10 @@ bool Analyzer::Impl::apply_light(const detail::BlockSurvey& survey) {
       run.last_seconds = seconds_of(run.last_timestamp);
     }
     cut.message.clear();
+    cut.spaced.clear();
+    cut.rules.clear();
+    cut.pieces.clear();
+    cut.bytes = 0;
   }
   struct Cleared {
     bool& flag;
@@ -440,7 +444,7 @@ void Analyzer::Impl::unwrap_foreign_prefix() {
 
 void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_match, bool plain) {
   ++report.summary.lines;
-  joined_from = 0;
+  joined.clear();
   if (plain) {
     detail::parse_plain_line(raw, report.summary.lines, event);
   } else {
@@ -591,7 +595,7 @@ void Analyzer::Impl::process(std::string_view raw, bool truncated, bool may_matc
     Finding f = make_finding(m->rule, &m->captures, event.line);
     f.message = event.message;
     if (rule.hints) add_hints(f);
-    if (joined_from != 0) f.evidence.push_back(EvidenceLine{joined_from, joined_text});
+    for (const EvidenceLine& piece : joined) f.evidence.push_back(piece);
     f.process = event.process;
     f.timestamp = event.timestamp_text;
     if (event.has_timestamp) f.timestamp_iso = iso_time(event.timestamp);
@@ -621,50 +625,74 @@ bool Analyzer::Impl::may_be_cut(std::string_view message, const detail::TextMark
 
 bool Analyzer::Impl::may_continue(Dialect dialect, std::string_view message,
                                   const detail::TextMarks& marks) {
-  return dialect == Dialect::Unknown && !message.empty() && message[0] != ' ' &&
-         message[0] != '\t' && !is_exception_line(message) && frame_file(message).empty() &&
-         !opens_traceback(message, marks) && !is_chain_marker(message);
+  // One space first is where a terminal wrapped the line at a space; two or
+  // more are a traceback's or a listing's indentation.
+  bool indented = !message.empty() && (message[0] == '\t' ||
+                                       (message[0] == ' ' && (message.size() < 2 || message[1] == ' ' ||
+                                                              message[1] == '\t')));
+  return dialect == Dialect::Unknown && !message.empty() && !indented && !is_exception_line(message) &&
+         frame_file(message).empty() && !opens_traceback(message, marks) && !is_chain_marker(message);
 }
 
-// When this line did not match a specific rule and continues the one
-// before, the two are matched as one message; rules the first line matched
+// When this line did not match a specific rule and continues the ones
+// before (a message a terminal wrapped at its width, or a paste broke into
+// lines), they are matched as one message; rules the earlier lines matched
 // alone are left out.
 void Analyzer::Impl::rejoin_cut_line(bool may_match) {
   bool specific = has_specific_match();
   bool join = may_match && !specific && !cut.message.empty() && cut.line + 1 == event.line &&
               may_continue(event.dialect, event.message);
-  std::string previous = std::move(cut.message);
-  std::vector<std::size_t> previous_rules = std::move(cut.rules);
-  cut.message.clear();
-  cut.rules.clear();
+  auto reset_cut = [this] {
+    cut.message.clear();
+    cut.spaced.clear();
+    cut.rules.clear();
+    cut.pieces.clear();
+    cut.bytes = 0;
+  };
   if (join) {
     std::string own = event.message;
     std::vector<Match> own_matches = std::move(matches);
-    for (const char* glue : {"", " "}) {
-      event.message = previous + glue + own;
+    for (const std::string* previous : {&cut.message, &cut.spaced}) {
+      event.message = *previous + (previous == &cut.spaced ? " " : "") + own;
       if (options.redact) redact_secrets(event.message);
       find_matches();
-      // What the first line already said alone is not said again.
+      // What the earlier lines already said alone is not said again.
       matches.erase(std::remove_if(matches.begin(), matches.end(),
                                    [&](const Match& m) {
-                                     return std::find(previous_rules.begin(), previous_rules.end(),
-                                                      m.rule) != previous_rules.end();
+                                     return std::find(cut.rules.begin(), cut.rules.end(), m.rule) !=
+                                            cut.rules.end();
                                    }),
                     matches.end());
       if (has_specific_match()) {
-        joined_from = cut.line;
-        // The first line was not redacted when it matched nothing alone.
-        joined_text = cut.text;
-        if (options.redact) redact_secrets(joined_text);
+        joined = std::move(cut.pieces);
+        // The earlier lines were not redacted when they matched nothing alone.
+        if (options.redact)
+          for (EvidenceLine& piece : joined) redact_secrets(piece.text);
+        reset_cut();
         return;
       }
     }
     event.message = std::move(own);
     matches = std::move(own_matches);
+    // Not yet the whole message: a middle piece as long as the first goes on
+    // being joined, up to a bound.
+    if (cut.pieces.size() < kMaxCutPieces && may_be_cut(event.message) &&
+        cut.bytes + event.text.size() <= kMaxCutBytes) {
+      cut.message += event.message;
+      cut.spaced += " " + event.message;
+      for (const Match& m : matches) cut.rules.push_back(m.rule);
+      cut.pieces.push_back(EvidenceLine{event.line, event.text});
+      cut.bytes += event.text.size();
+      cut.line = event.line;
+      return;
+    }
   }
-  if (may_be_cut(event.message)) {
+  reset_cut();
+  if (may_be_cut(event.message) && event.text.size() <= kMaxCutBytes) {
     cut.message = event.message;
-    cut.text = event.text;
+    cut.spaced = event.message;
+    cut.pieces.push_back(EvidenceLine{event.line, event.text});
+    cut.bytes = event.text.size();
     cut.line = event.line;
     for (const Match& m : matches) cut.rules.push_back(m.rule);
   }

@@ -212,6 +212,33 @@ TEST_CASE("A message cut by a terminal is matched across the two lines", "[analy
   CHECK(f->evidence[0].line == 2);
 }
 
+TEST_CASE("A message a terminal wrapped into several lines is matched as one", "[analysis][tiers]") {
+  auto book = load_builtin();
+  // Wrapped at 100 columns: the second piece starts with the space the wrap fell on.
+  const std::string message =
+      "ValueError: To serve at least one request with the model's max seq len (262144), (32.00 GiB KV cache is "
+      "needed, which is larger than the available KV cache memory (9.31 GiB). Based on the available memory, the "
+      "estimated maximum model length is 76176. Try increasing `gpu_memory_utilization` or decreasing "
+      "`max_model_len` when initializing the engine.";
+  std::string log;
+  for (std::size_t at = 0; at < message.size(); at += 100) log += message.substr(at, 100) + "\n";
+  auto report = scan_text(book, log);
+  const Finding* f = strongest(report);
+  REQUIRE(f != nullptr);
+  CHECK(f->rule_id == "vllm.memory.max-model-len-too-large");
+  REQUIRE(f->evidence.size() >= 2);
+  CHECK(f->evidence.front().line == 1);
+  const logrx::RemediationItem* len = item(*f, "--max-model-len");
+  REQUIRE(len != nullptr);
+  REQUIRE(len->value);
+  CHECK(*len->value == "75776");
+  // A listing indented by two spaces is never read as a wrapped line.
+  auto indented = scan_text(book,
+                            "RuntimeError: Not enough memory. Please try to increase --mem-fraction-st\n"
+                            "  atic. Current value: mem_fraction_static=0.8\n");
+  for (const Finding& each : indented.findings) CHECK(each.rule_id != "sglang.memory.not-enough-memory");
+}
+
 TEST_CASE("A finding made before the log names its server gets that server's fix", "[analysis][tiers]") {
   auto book = load_builtin();
   // A pasted excerpt whose error comes before any vLLM line.
