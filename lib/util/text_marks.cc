@@ -37,9 +37,9 @@ void find_marks_scalar(const unsigned char* p, std::size_t n, TextMarks& marks) 
     if (i + 4 > n) continue;
     if ((c | 0x20) == 'r' && (p[i + 1] | 0x20) == 'r' && (p[i + 2] | 0x20) == 'o' && (p[i + 3] | 0x20) == 'r')
       marks.rror = true;
-    if (((c | 0x20) == 'f' && (p[i + 1] | 0x20) == 'a' && (p[i + 2] | 0x20) == 'i' && (p[i + 3] | 0x20) == 'l') ||
-        ((c | 0x20) == 'b' && (p[i + 1] | 0x20) == 'o' && (p[i + 2] | 0x20) == 'r' && (p[i + 3] | 0x20) == 't') ||
-        ((c | 0x20) == 'k' && (p[i + 1] | 0x20) == 'i' && (p[i + 2] | 0x20) == 'l' && (p[i + 3] | 0x20) == 'l'))
+    if (((c | 0x20) == 'f' && (p[i + 2] | 0x20) == 'i' && (p[i + 3] | 0x20) == 'l') ||
+        ((c | 0x20) == 'b' && (p[i + 2] | 0x20) == 'r' && (p[i + 3] | 0x20) == 't') ||
+        ((c | 0x20) == 'k' && (p[i + 2] | 0x20) == 'l' && (p[i + 3] | 0x20) == 'l'))
       marks.fail = true;
     if (c == 'T' && p[i + 1] == 'r' && p[i + 2] == 'a' && p[i + 3] == 'c') marks.traceback = true;
   }
@@ -78,15 +78,16 @@ __attribute__((target("avx2"))) std::size_t find_marks_avx2(const unsigned char*
         _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('r')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('r'))),
         _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('o')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('r'))));
     any_rror = _mm256_or_si256(any_rror, rror);
-    __m256i fail = _mm256_and_si256(
-        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('f')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('a'))),
-        _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('i')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('l'))));
+    // "f?il", "k?ll", "b?rt": the second letter is not compared (a look-alike
+    // such as "foil" only costs the line-by-line check the mark gates).
+    __m256i l3 = _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('l'));
+    __m256i fail = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('f')), l3),
+                                    _mm256_cmpeq_epi8(f2, _mm256_set1_epi8('i')));
+    __m256i kill = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('k')), l3),
+                                    _mm256_cmpeq_epi8(f2, _mm256_set1_epi8('l')));
     __m256i bort = _mm256_and_si256(
-        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('b')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('o'))),
-        _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('r')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('t'))));
-    __m256i kill = _mm256_and_si256(
-        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('k')), _mm256_cmpeq_epi8(f1, _mm256_set1_epi8('i'))),
-        _mm256_and_si256(_mm256_cmpeq_epi8(f2, _mm256_set1_epi8('l')), _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('l'))));
+        _mm256_and_si256(_mm256_cmpeq_epi8(f0, _mm256_set1_epi8('b')), _mm256_cmpeq_epi8(f2, _mm256_set1_epi8('r'))),
+        _mm256_cmpeq_epi8(f3, _mm256_set1_epi8('t')));
     any_fail = _mm256_or_si256(any_fail, _mm256_or_si256(_mm256_or_si256(fail, bort), kill));
     __m256i trac = _mm256_and_si256(
         _mm256_and_si256(_mm256_cmpeq_epi8(b0, _mm256_set1_epi8('T')), _mm256_cmpeq_epi8(b1, _mm256_set1_epi8('r'))),
@@ -151,15 +152,15 @@ std::size_t find_marks_sse2(const unsigned char* p, std::size_t n, TextMarks& ma
                       _mm_cmpeq_epi8(_mm_or_si128(b3, fold), _mm_set1_epi8('r'))));
     any_rror = _mm_or_si128(any_rror, rror);
     __m128i f0 = _mm_or_si128(b0, fold);
-    __m128i f1 = _mm_or_si128(b1, fold);
     __m128i f2 = _mm_or_si128(b2, fold);
     __m128i f3 = _mm_or_si128(b3, fold);
-    __m128i fail = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('f')), _mm_cmpeq_epi8(f1, _mm_set1_epi8('a'))),
-                                 _mm_and_si128(_mm_cmpeq_epi8(f2, _mm_set1_epi8('i')), _mm_cmpeq_epi8(f3, _mm_set1_epi8('l'))));
-    __m128i bort = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('b')), _mm_cmpeq_epi8(f1, _mm_set1_epi8('o'))),
-                                 _mm_and_si128(_mm_cmpeq_epi8(f2, _mm_set1_epi8('r')), _mm_cmpeq_epi8(f3, _mm_set1_epi8('t'))));
-    __m128i kill = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('k')), _mm_cmpeq_epi8(f1, _mm_set1_epi8('i'))),
-                                 _mm_and_si128(_mm_cmpeq_epi8(f2, _mm_set1_epi8('l')), _mm_cmpeq_epi8(f3, _mm_set1_epi8('l'))));
+    __m128i l3 = _mm_cmpeq_epi8(f3, _mm_set1_epi8('l'));
+    __m128i fail = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('f')), l3),
+                                 _mm_cmpeq_epi8(f2, _mm_set1_epi8('i')));
+    __m128i kill = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('k')), l3),
+                                 _mm_cmpeq_epi8(f2, _mm_set1_epi8('l')));
+    __m128i bort = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(f0, _mm_set1_epi8('b')), _mm_cmpeq_epi8(f2, _mm_set1_epi8('r'))),
+                                 _mm_cmpeq_epi8(f3, _mm_set1_epi8('t')));
     any_fail = _mm_or_si128(any_fail, _mm_or_si128(_mm_or_si128(fail, bort), kill));
     __m128i trac = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(b0, _mm_set1_epi8('T')), _mm_cmpeq_epi8(b1, _mm_set1_epi8('r'))),
                                  _mm_and_si128(_mm_cmpeq_epi8(b2, _mm_set1_epi8('a')), _mm_cmpeq_epi8(b3, _mm_set1_epi8('c'))));

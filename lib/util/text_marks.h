@@ -22,7 +22,9 @@ struct TextMarks {
   // (the text is not plain ASCII; is_plain_text is false).
   bool unclean = false;
   // "fail", "bort" or "kill" in any case ("failed", "FAILURE", "Aborted",
-  // "OOMKilled"): the words of an error line that does not say "error".
+  // "OOMKilled"): the words of an error line that does not say "error". Set
+  // for look-alikes too ("f?il", "b?rt", "k?ll": the second letter is not
+  // compared); never missing for the words themselves.
   bool fail = false;
 };
 

@@ -17,8 +17,11 @@ TextMarks naive(const std::string& text) {
   for (char& c : folded) c = static_cast<char>(c | 0x20);
   marks.rror = folded.find("rror") != std::string::npos;
   marks.traceback = text.find("Trac") != std::string::npos;
-  marks.fail = folded.find("fail") != std::string::npos || folded.find("bort") != std::string::npos ||
-               folded.find("kill") != std::string::npos;
+  // The look-alikes find_marks accepts: any second letter.
+  for (std::size_t i = 0; i + 4 <= folded.size(); ++i)
+    marks.fail = marks.fail || (folded[i] == 'f' && folded[i + 2] == 'i' && folded[i + 3] == 'l') ||
+                 (folded[i] == 'b' && folded[i + 2] == 'r' && folded[i + 3] == 't') ||
+                 (folded[i] == 'k' && folded[i + 2] == 'l' && folded[i + 3] == 'l');
   for (const char* notation : {"[0m", "[0;", "^[", "^M", "#033", "#015"})
     marks.notation = marks.notation || text.find(notation) != std::string::npos;
   for (unsigned char c : text)
