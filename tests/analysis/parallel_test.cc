@@ -215,9 +215,20 @@ TEST_CASE("feed_all on several threads reports what feed does, on every corpus l
   // built is used from the first serving block on.
   Grain fine(20000, 0, true);
   REQUIRE(RulebookAccess::impl(book).has_prefilter());
+  // Under AddressSanitizer one log in three (the normal build compares every
+  // one): what the sanitizer looks for, memory errors on the threads' paths,
+  // each third of the corpus walks too, and the whole corpus under it took
+  // most of the sanitized suite's time.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int kStride = 3;
+#else
+  constexpr int kStride = 1;
+#endif
   int logs = 0;
+  int seen = 0;
   for (const auto& entry : fs::recursive_directory_iterator(LOGRX_SOURCE_DIR "/corpus")) {
     if (entry.path().extension() != ".log") continue;
+    if (seen++ % kStride != 0) continue;
     // Long enough to have windows: the log, serving traffic, the log again.
     std::string log = test::read_file(entry.path());
     std::string longer = log + "\n" + serving_traffic(7, 60000) + log;
@@ -231,7 +242,7 @@ TEST_CASE("feed_all on several threads reports what feed does, on every corpus l
     }
     ++logs;
   }
-  CHECK(logs >= 500);
+  CHECK(logs >= 500 / kStride);
 }
 
 TEST_CASE("feed_all leaves compressed input and shippers' envelopes to the sequential path",
